@@ -1,0 +1,314 @@
+"""ScriptedModel: the default, deterministic provider, driven by a tutorial's rules file.
+
+A user message becomes a tool call by the rules' regex intents; a tool result becomes a
+plain reply that reports exactly what the result says, in the conversation's language.
+Two promises are code, not data, so no rules file can switch them off: success is only
+ever reported for a result with `"ok": true`, and after a tool result the model never
+calls another tool (no retries).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import threading
+from collections import deque
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from harness.model.provider import ProviderBadReply, ProviderError
+from harness.model.rules import ModelRules, load_rules
+from harness.model.wire import (
+    AssistantMessage,
+    ChatCompletion,
+    FunctionCall,
+    ModelLocale,
+    ModelRequest,
+    ToolCall,
+    ToolMessage,
+    UserMessage,
+)
+
+MODEL_NAME = "pling-scripted"
+# Any Han character marks a message as Chinese; everything else is treated as English.
+HAN_CHARACTER = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
+# Quotes a user may put around a name: "Acme", “Acme”, 「Acme」 ...
+QUOTE_PAIRS = {'"': '"', "'": "'", "“": "”", "‘": "’", "「": "」", "『": "』", "《": "》"}  # noqa: RUF001
+TRAILING_PUNCTUATION = ".,;!?。，；！？、 \t"  # noqa: RUF001
+# Result code used when a tool message is not the §5 JSON envelope.
+UNREADABLE_RESULT = "UNREADABLE_RESULT"
+
+
+def detect_locale(text: str) -> ModelLocale:
+    return "zh" if HAN_CHARACTER.search(text) else "en"
+
+
+def clean_capture(text: str) -> str:
+    """A captured name without surrounding spaces, trailing punctuation or one pair of quotes."""
+    cleaned = text.strip().rstrip(TRAILING_PUNCTUATION).strip()
+    if len(cleaned) >= 2 and QUOTE_PAIRS.get(cleaned[0]) == cleaned[-1]:
+        cleaned = cleaned[1:-1].strip()
+    return cleaned
+
+
+class _KeepMissing(dict[str, str]):
+    """format_map mapping that leaves unknown `{field}`s visible instead of failing."""
+
+    def __missing__(self, key: str) -> str:
+        return "{" + key + "}"
+
+
+def fill(template: str, values: Mapping[str, str]) -> str:
+    return template.format_map(_KeepMissing(values))
+
+
+@dataclass(frozen=True)
+class UserRule:
+    """A per-test intent added with `when_user`, tried before the file's intents."""
+
+    pattern: re.Pattern[str]
+    tool_name: str
+    arguments: Mapping[str, Any] | str
+
+
+@dataclass(frozen=True)
+class ToolOutcome:
+    """One tool result as the model reads it."""
+
+    ok: bool
+    code: str
+    fields: Mapping[str, Any]
+
+
+def read_tool_result(content: str) -> ToolOutcome:
+    """Only `{"ok": true, ...}` is a success; anything else, garbage included, is a failure."""
+    try:
+        value = json.loads(content)
+    except json.JSONDecodeError:
+        return ToolOutcome(ok=False, code=UNREADABLE_RESULT, fields={})
+    if not isinstance(value, dict):
+        return ToolOutcome(ok=False, code=UNREADABLE_RESULT, fields={})
+    if value.get("ok") is True:
+        payload = value.get("data", value.get("receipt"))
+        return ToolOutcome(ok=True, code="OK", fields=flatten(payload))
+    code = value.get("code")
+    return ToolOutcome(ok=False, code=code if isinstance(code, str) and code else
+                       UNREADABLE_RESULT, fields={})
+
+
+def flatten(payload: Any) -> dict[str, Any]:
+    """Top-level fields of a result, plus those one object deeper (e.g. data.workspace.name)."""
+    if not isinstance(payload, dict):
+        return {}
+    fields: dict[str, Any] = {}
+    for value in payload.values():
+        if isinstance(value, dict):
+            fields.update(value)
+    fields.update(payload)
+    return fields
+
+
+def parse_arguments(arguments: str) -> dict[str, Any]:
+    try:
+        value = json.loads(arguments)
+    except json.JSONDecodeError:
+        return {}
+    return value if isinstance(value, dict) else {}
+
+
+class ScriptedModel:
+    """Deterministic Chat Completions provider; tests steer it with `script` and `when_user`."""
+
+    def __init__(self, rules: ModelRules) -> None:
+        self.rules = rules
+        self._intents = [(intent, intent.compiled()) for intent in rules.intents]
+        self._lock = threading.Lock()
+        self._requests: list[ModelRequest] = []
+        self._scripted: deque[Mapping[str, Any] | ProviderError] = deque()
+        self._user_rules: list[UserRule] = []
+        self._calls_made = 0
+        self._replies_made = 0
+
+    @classmethod
+    def from_file(cls, path: Path) -> ScriptedModel:
+        return cls(load_rules(path))
+
+    # --- the provider interface ------------------------------------------------------
+
+    async def complete(self, request: ModelRequest) -> ChatCompletion:
+        return self.respond(request)
+
+    def respond(self, request: ModelRequest) -> ChatCompletion:
+        """Synchronous core of `complete`: record the request, then answer it."""
+        with self._lock:
+            self._requests.append(request)
+            self._replies_made += 1
+            completion_id = f"scripted-{self._replies_made}"
+            scripted = self._scripted.popleft() if self._scripted else None
+        if scripted is None:
+            message = self._answer(request)
+        elif isinstance(scripted, ProviderError):
+            raise scripted
+        else:
+            message = self._validate_scripted(scripted)
+        return ChatCompletion.of(message, id=completion_id, model=MODEL_NAME)
+
+    # --- per-test overrides ----------------------------------------------------------
+
+    @property
+    def requests(self) -> list[ModelRequest]:
+        """Every request received so far, oldest first (a copy)."""
+        with self._lock:
+            return list(self._requests)
+
+    def script(self, *replies: Mapping[str, Any] | ProviderError) -> None:
+        """Answer the next requests with these raw assistant messages, in order, ignoring rules.
+
+        A reply is sent as given (so it may be hostile, e.g. `arguments` that are not
+        JSON); one that is not an assistant message at all makes the gateway answer
+        502 MODEL_BAD_REPLY. A ProviderError is raised instead of answering.
+        """
+        with self._lock:
+            self._scripted.extend(replies)
+
+    def when_user(
+        self,
+        pattern: str | re.Pattern[str],
+        tool_name: str,
+        arguments: Mapping[str, Any] | str | None = None,
+    ) -> None:
+        """When the last user message matches `pattern`, call `tool_name`.
+
+        Tried before the file's intents and regardless of the page's projection, so a
+        test can make the model call an action the page does not offer. String values
+        in a mapping may use `{group}` from the pattern; a str is sent as raw arguments.
+        """
+        compiled = pattern if isinstance(pattern, re.Pattern) else re.compile(
+            pattern, re.IGNORECASE
+        )
+        rule = UserRule(compiled, tool_name, {} if arguments is None else arguments)
+        with self._lock:
+            self._user_rules.append(rule)
+
+    def reset_overrides(self) -> None:
+        """Forget queued `script` replies and `when_user` rules."""
+        with self._lock:
+            self._scripted.clear()
+            self._user_rules.clear()
+
+    def reset(self) -> None:
+        """Back to a fresh model: no overrides, no recorded requests, call ids from call_1."""
+        with self._lock:
+            self._scripted.clear()
+            self._user_rules.clear()
+            self._requests.clear()
+            self._calls_made = 0
+            self._replies_made = 0
+
+    # --- answering -------------------------------------------------------------------
+
+    def _validate_scripted(self, raw: Mapping[str, Any]) -> AssistantMessage:
+        try:
+            return AssistantMessage.model_validate(dict(raw))
+        except ValidationError as error:
+            raise ProviderBadReply(
+                f"scripted reply is not an assistant message: {error}"
+            ) from error
+
+    def _answer(self, request: ModelRequest) -> AssistantMessage:
+        locale = request.locale or self._conversation_locale(request)
+        last = request.messages[-1]
+        if isinstance(last, ToolMessage):
+            return AssistantMessage(content=self._report_results(request, locale))
+        if isinstance(last, UserMessage):
+            call = self._intended_call(last.content, request.tool_names())
+            if call is not None:
+                return AssistantMessage(tool_calls=[call])
+        return AssistantMessage(content=self.rules.unknown_request.text(locale))
+
+    def _conversation_locale(self, request: ModelRequest) -> ModelLocale:
+        for message in reversed(request.messages):
+            if isinstance(message, UserMessage):
+                return detect_locale(message.content)
+        return "en"
+
+    def _next_call_id(self) -> str:
+        with self._lock:
+            self._calls_made += 1
+            return f"call_{self._calls_made}"
+
+    def _tool_call(self, name: str, arguments: str) -> ToolCall:
+        return ToolCall(id=self._next_call_id(),
+                        function=FunctionCall(name=name, arguments=arguments))
+
+    def _intended_call(self, text: str, offered: list[str]) -> ToolCall | None:
+        with self._lock:
+            user_rules = list(self._user_rules)
+        for rule in user_rules:
+            match = rule.pattern.search(text)
+            if match:
+                return self._tool_call(rule.tool_name, self._arguments(rule.arguments, match))
+        for intent, patterns in self._intents:
+            # Like a real model, the file's intents only call what the page offers now.
+            if intent.tool not in offered:
+                continue
+            for pattern in patterns:
+                match = pattern.search(text)
+                if match:
+                    return self._tool_call(intent.tool, self._arguments(intent.arguments, match))
+        return None
+
+    def _arguments(self, template: Mapping[str, Any] | str, match: re.Match[str]) -> str:
+        if isinstance(template, str):
+            return template
+        groups = {name: clean_capture(value) for name, value in match.groupdict().items()
+                  if value is not None}
+        values = {key: fill(value, groups) if isinstance(value, str) else value
+                  for key, value in template.items()}
+        return json.dumps(values, ensure_ascii=False)
+
+    def _report_results(self, request: ModelRequest, locale: ModelLocale) -> str:
+        """One sentence per tool result of the latest turn, in the order the calls were made."""
+        messages = request.messages
+        start = len(messages)
+        while start > 0 and isinstance(messages[start - 1], ToolMessage):
+            start -= 1
+        calls: dict[str, ToolCall] = {}
+        for message in messages[:start]:
+            if isinstance(message, AssistantMessage) and message.tool_calls:
+                calls.update((call.id, call) for call in message.tool_calls)
+        lines = []
+        for message in messages[start:]:
+            assert isinstance(message, ToolMessage)
+            call = calls.get(message.tool_call_id)
+            lines.append(self._report(call, read_tool_result(message.content), locale))
+        return "\n".join(lines)
+
+    def _report(self, call: ToolCall | None, outcome: ToolOutcome, locale: ModelLocale) -> str:
+        tool = call.function.name if call is not None else ""
+        replies = self.rules.replies.get(tool)
+        if outcome.ok:
+            success = replies.success if replies is not None else self.rules.done
+            arguments = parse_arguments(call.function.arguments) if call is not None else {}
+            fields = {**arguments, **outcome.fields}
+            return fill(success.text(locale), self._say_fields(fields, locale))
+        failure = (
+            (replies.failures.get(outcome.code) if replies is not None else None)
+            or self.rules.failures.get(outcome.code)
+            or self.rules.other_failure
+        )
+        return fill(failure.text(locale), {"code": outcome.code})
+
+    def _say_fields(self, fields: Mapping[str, Any], locale: ModelLocale) -> dict[str, str]:
+        said: dict[str, str] = {}
+        for key, value in fields.items():
+            words = self.rules.values.get(key, {})
+            if isinstance(value, bool) and str(value).lower() in words:
+                said[key] = words[str(value).lower()].text(locale)
+            elif isinstance(value, str | int | float) and not isinstance(value, bool):
+                said[key] = str(value)
+        return said

@@ -1,0 +1,204 @@
+"""TutorialServer: one tutorial's fixture server, run by uvicorn in a background thread."""
+
+from __future__ import annotations
+
+import errno
+import os
+import socket
+import threading
+from collections.abc import Mapping
+from pathlib import Path
+from types import TracebackType
+from typing import Self
+
+import uvicorn
+
+from harness.model.config import provider_from_environment
+from harness.model.provider import ModelProvider
+from harness.model.scripted import ScriptedModel
+from harness.paths import PROJECT_ROOT
+from harness.server.app import create_app
+from harness.server.log import ServerLog
+from harness.server.state import TestbedCalls, WorkspaceState
+from harness.tutorials import Tutorial, load_tutorial
+
+STARTUP_TIMEOUT_SECONDS = 10.0
+# Long enough for an in-flight reply to finish, short enough that a stuck upstream
+# cannot hold a test run hostage at shutdown.
+GRACEFUL_SHUTDOWN_SECONDS = 3
+STOP_TIMEOUT_SECONDS = 10.0
+
+
+class PortInUse(OSError):
+    """Another process already listens on the requested port."""
+
+    def __init__(self, host: str, port: int) -> None:
+        super().__init__(
+            errno.EADDRINUSE,
+            f"port {port} on {host} is already in use; stop the program using it "
+            "or choose another port with --port N",
+        )
+        self.host = host
+        self.port = port
+
+    def __str__(self) -> str:
+        return str(self.strerror)
+
+
+class ServerStartError(RuntimeError):
+    """uvicorn did not come up within the start-up timeout."""
+
+
+def bind_socket(host: str, port: int) -> socket.socket:
+    """A listening-ready TCP socket on host:port (port 0 = any free port)."""
+    family, kind, proto, _, address = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0]
+    sock = socket.socket(family, kind, proto)
+    # Lets a restarted dev server reuse the port while old connections sit in TIME_WAIT;
+    # on Linux it does not allow two live listeners, so a busy port still fails below.
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind(address)
+    except OSError as error:
+        sock.close()
+        if error.errno == errno.EADDRINUSE:
+            raise PortInUse(host, port) from error
+        raise
+    sock.set_inheritable(True)
+    return sock
+
+
+class _NotifyingServer(uvicorn.Server):
+    """uvicorn.Server that sets a threading.Event once start-up is over (ok or not)."""
+
+    def __init__(self, config: uvicorn.Config, startup_over: threading.Event) -> None:
+        super().__init__(config)
+        self.startup_over = startup_over
+
+    async def startup(self, sockets: list[socket.socket] | None = None) -> None:
+        try:
+            await super().startup(sockets=sockets)
+        finally:
+            self.startup_over.set()
+
+
+class TutorialServer:
+    """Serves one tutorial on `host:port` with its own state, log and model.
+
+    Use as a context manager, or call `start()` and `stop()`. `port=0` picks a free port;
+    `.url` has the real one once started. `provider=None` picks the provider from the
+    environment (`PLING_MODEL_*`, scripted by default).
+    """
+
+    def __init__(
+        self,
+        *,
+        tutorial: Tutorial | str,
+        root: Path = PROJECT_ROOT,
+        host: str = "127.0.0.1",
+        port: int = 0,
+        provider: ModelProvider | None = None,
+        environ: Mapping[str, str] | None = None,
+    ) -> None:
+        self.tutorial = tutorial if isinstance(tutorial, Tutorial) else load_tutorial(
+            tutorial, root
+        )
+        self.root = root
+        self.host = host
+        self.requested_port = port
+        self.provider = provider if provider is not None else provider_from_environment(
+            os.environ if environ is None else environ,
+            model_rules=self.tutorial.model_rules_path(root),
+        )
+        self.log = ServerLog()
+        self.state = WorkspaceState()
+        self.testbed = TestbedCalls()
+        self.app = create_app(tutorial=self.tutorial, root=root, provider=self.provider,
+                              log=self.log, state=self.state, testbed=self.testbed)
+        self._server: _NotifyingServer | None = None
+        self._thread: threading.Thread | None = None
+        self._port: int | None = None
+
+    @property
+    def model(self) -> ScriptedModel | None:
+        """The scripted model, for per-test overrides; None with another provider."""
+        return self.provider if isinstance(self.provider, ScriptedModel) else None
+
+    @property
+    def port(self) -> int:
+        if self._port is None:
+            raise RuntimeError("the server has no port yet; call start() first")
+        return self._port
+
+    @property
+    def url(self) -> str:
+        """Base URL without a trailing slash, e.g. http://127.0.0.1:43117."""
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        return f"http://{host}:{self.port}"
+
+    def page_url(self, locale: str | None = None) -> str:
+        return self.tutorial.page_url(self.url, locale)
+
+    @property
+    def running(self) -> bool:
+        return self._thread is not None and self._thread.is_alive()
+
+    def reset(self) -> None:
+        """Fresh business state between tests: initial workspace, no testbed calls, empty
+        log (seq keeps growing), and a scripted model without overrides or history."""
+        self.state.reset()
+        self.testbed.clear()
+        self.log.clear()
+        if self.model is not None:
+            self.model.reset()
+
+    def start(self) -> Self:
+        if self._server is not None:
+            raise RuntimeError("the server is already started")
+        sock = bind_socket(self.host, self.requested_port)
+        self._port = sock.getsockname()[1]
+        config = uvicorn.Config(
+            self.app, host=self.host, port=self._port, lifespan="off", access_log=False,
+            log_level="warning", timeout_graceful_shutdown=GRACEFUL_SHUTDOWN_SECONDS,
+        )
+        startup_over = threading.Event()
+        server = _NotifyingServer(config, startup_over)
+
+        def serve() -> None:
+            try:
+                server.run(sockets=[sock])
+            finally:
+                startup_over.set()  # also when run() fails before start-up began
+                sock.close()
+
+        thread = threading.Thread(target=serve, name=f"pling-server:{self._port}", daemon=True)
+        self._server, self._thread = server, thread
+        thread.start()
+        if not startup_over.wait(STARTUP_TIMEOUT_SECONDS) or not server.started:
+            self.stop()
+            raise ServerStartError(
+                f"the server for {self.tutorial.short_id} did not start on "
+                f"{self.host}:{self._port}; see the uvicorn messages above"
+            )
+        return self
+
+    def stop(self) -> None:
+        server, thread = self._server, self._thread
+        if server is None or thread is None:
+            return
+        server.should_exit = True
+        thread.join(STOP_TIMEOUT_SECONDS)
+        if thread.is_alive():
+            server.force_exit = True
+            thread.join(STOP_TIMEOUT_SECONDS)
+        self._server = self._thread = None
+
+    def __enter__(self) -> Self:
+        return self.start()
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        self.stop()

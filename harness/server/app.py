@@ -1,0 +1,107 @@
+"""create_app: one tutorial's fixture server (static files, business API, model gateway)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from starlette.applications import Starlette
+from starlette.datastructures import MutableHeaders
+from starlette.middleware import Middleware
+from starlette.requests import Request
+from starlette.responses import RedirectResponse, Response
+from starlette.routing import Match, Route
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from harness.model.provider import ModelProvider
+from harness.paths import FIXTURES_DIR_NAME, RUNTIME_DIR_NAME, TESTBED_DIR_NAME
+from harness.server.bodies import error_response
+from harness.server.business import BusinessApi
+from harness.server.gateway import GATEWAY_PATH, Gateway
+from harness.server.log import ServerLog
+from harness.server.state import TestbedCalls, WorkspaceState
+from harness.server.static import StaticDirectory, file_response
+from harness.tutorials import Tutorial
+
+STATIC_METHODS = ["GET", "HEAD"]
+ALL_METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]
+
+
+class NoStoreMiddleware:
+    """Adds `Cache-Control: no-store` to every response, so a run never sees a stale file."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+
+        async def send_no_store(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                MutableHeaders(scope=message)["Cache-Control"] = "no-store"
+            await send(message)
+
+        await self.app(scope, receive, send_no_store)
+
+
+def create_app(
+    *,
+    tutorial: Tutorial,
+    root: Path,
+    provider: ModelProvider,
+    log: ServerLog,
+    state: WorkspaceState | None = None,
+    testbed: TestbedCalls | None = None,
+) -> Starlette:
+    """One server's app. State and testbed calls are this app's own unless passed in."""
+    state = state if state is not None else WorkspaceState()
+    testbed = testbed if testbed is not None else TestbedCalls()
+    api = BusinessApi(state=state, testbed=testbed, log=log)
+    gateway = Gateway(provider=provider, log=log, state=state)
+    runtime_files = StaticDirectory(root / FIXTURES_DIR_NAME / RUNTIME_DIR_NAME)
+    testbed_files = StaticDirectory(root / FIXTURES_DIR_NAME / TESTBED_DIR_NAME)
+    fixture_files = StaticDirectory(tutorial.fixture_directory(root))
+    copy_directory = tutorial.copy_directory(root)
+
+    api_routes = [
+        Route("/api/workspace", api.get_workspace, methods=["GET"]),
+        Route("/api/workspace/name", api.rename, methods=["POST"]),
+        Route("/api/workspace/archive", api.archive, methods=["POST"]),
+        Route("/api/workspace/reset", api.reset, methods=["POST"]),
+        Route("/api/workspace/publish", api.publish, methods=["POST"]),
+        Route("/api/testbed/run/{action}", api.testbed_run, methods=["POST"]),
+        Route("/api/testbed/calls", api.testbed_calls, methods=["GET"]),
+        Route(GATEWAY_PATH, gateway.handle, methods=["POST"]),
+    ]
+
+    async def api_not_found(request: Request) -> Response:
+        # Without this, a wrong method on an API path would fall through to the static files.
+        for route in api_routes:
+            match, _ = route.matches({**request.scope, "method": "OPTIONS"})
+            if match is not Match.NONE:
+                return error_response(405, "METHOD_NOT_ALLOWED",
+                                      f"{request.method} is not allowed on {request.url.path}.")
+        return error_response(404, "NOT_FOUND", f"No API at {request.url.path}.")
+
+    async def copy(request: Request) -> Response:
+        return file_response(copy_directory, f"{request.path_params['locale']}.json")
+
+    async def testbed_slash(request: Request) -> Response:
+        return RedirectResponse("/testbed/", status_code=307)
+
+    routes = [
+        *api_routes,
+        Route("/api/{rest:path}", api_not_found, methods=ALL_METHODS),
+        Route("/pling/{path:path}", runtime_files.handle, methods=STATIC_METHODS),
+        Route("/testbed", testbed_slash, methods=STATIC_METHODS),
+        Route("/testbed/{path:path}", testbed_files.handle, methods=STATIC_METHODS),
+        Route("/copy/{locale}.json", copy, methods=STATIC_METHODS),
+        Route("/{path:path}", fixture_files.handle, methods=STATIC_METHODS),
+    ]
+    app = Starlette(routes=routes, middleware=[Middleware(NoStoreMiddleware)])
+    app.state.workspace = state
+    app.state.testbed = testbed
+    app.state.log = log
+    app.state.provider = provider
+    return app

@@ -1,0 +1,172 @@
+"""`POST /api/model`: checks the caller, validates the request, asks the provider, maps faults."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+
+from harness.model.provider import ModelProvider, ProviderBadReply, ProviderError
+from harness.model.wire import ModelLocale, ModelRequest
+from harness.server.bodies import (
+    MIB,
+    BodyRejected,
+    error_body,
+    parse_json,
+    read_body,
+    try_parse_json,
+    validate_body,
+)
+from harness.server.log import RecordKind, ServerLog
+from harness.server.state import WorkspaceState
+
+GATEWAY_PATH = "/api/model"
+# Generous for long conversations (a 1 MiB tool-call argument may come back in history),
+# small enough that a runaway page cannot make the server buffer without bound.
+MAX_REQUEST_BYTES = 4 * MIB
+LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]")
+
+# What the gateway says, per code, in each locale the page may ask for.
+MESSAGES: dict[str, dict[ModelLocale, str]] = {
+    "FORBIDDEN_ORIGIN": {
+        "en": "Only the page served by this server may call the model.",
+        "zh": "只有本服务器提供的页面可以调用模型。",
+    },
+    "UNSUPPORTED_MEDIA_TYPE": {
+        "en": "Send the request as application/json.",
+        "zh": "请以 application/json 格式发送请求。",
+    },
+    "PAYLOAD_TOO_LARGE": {
+        "en": f"The request is larger than {MAX_REQUEST_BYTES // MIB} MiB.",
+        "zh": f"请求超过了 {MAX_REQUEST_BYTES // MIB} MiB。",
+    },
+    "BAD_REQUEST": {
+        "en": "The request is not valid ({detail}).",
+        "zh": "请求无效（{detail}）。",  # noqa: RUF001
+    },
+    "MODEL_UNAVAILABLE": {
+        "en": "The model is not available right now. Nothing was run.",
+        "zh": "模型暂时不可用，没有执行任何操作。",  # noqa: RUF001
+    },
+    "MODEL_TIMEOUT": {
+        "en": "The model did not answer in time. Nothing was run.",
+        "zh": "模型没有及时回复，没有执行任何操作。",  # noqa: RUF001
+    },
+    "MODEL_BAD_REPLY": {
+        "en": "The model sent a reply that cannot be used. Nothing was run.",
+        "zh": "模型的回复无法使用，没有执行任何操作。",  # noqa: RUF001
+    },
+}
+
+
+def say(code: str, locale: ModelLocale | None, **params: str) -> str:
+    return MESSAGES[code][locale or "en"].format(**params)
+
+
+def own_origins(request: Request) -> set[str]:
+    """The origins of this server as a browser sees it.
+
+    Built from the socket the request came in on, not the Host header, so a page on
+    another name that resolves here (DNS rebinding) is still a foreign origin.
+    """
+    server = request.scope.get("server")
+    if not server:
+        return {f"{request.url.scheme}://{request.url.netloc}".lower()}
+    host, port = server[0], server[1]
+    names = {f"[{host}]" if ":" in host else host}
+    if names & set(LOOPBACK_NAMES):
+        names.update(LOOPBACK_NAMES)
+    return {f"{request.url.scheme}://{name}:{port}".lower() for name in names}
+
+
+def is_json_content_type(value: str) -> bool:
+    return value.split(";", 1)[0].strip().lower() == "application/json"
+
+
+def locale_hint(data: Any) -> ModelLocale | None:
+    """The request's locale, read before validation so even a 400 speaks the page's language."""
+    locale = data.get("locale") if isinstance(data, dict) else None
+    return locale if locale in ("zh", "en") else None
+
+
+class Gateway:
+    """One per server: forwards to `provider` and records every exchange in `log`."""
+
+    def __init__(self, *, provider: ModelProvider, log: ServerLog, state: WorkspaceState) -> None:
+        self.provider = provider
+        self.log = log
+        self.state = state
+
+    async def handle(self, request: Request) -> Response:
+        origin = request.headers.get("origin")
+        if origin is not None and origin.lower() not in own_origins(request):
+            return self._refuse(request, 403, "FORBIDDEN_ORIGIN", None,
+                                detail=f"Origin {origin!r} is not this server")
+        content_type = request.headers.get("content-type", "")
+        if not is_json_content_type(content_type):
+            return self._refuse(request, 415, "UNSUPPORTED_MEDIA_TYPE", None,
+                                detail=f"Content-Type {content_type!r}")
+        try:
+            raw = await read_body(request, limit=MAX_REQUEST_BYTES)
+        except BodyRejected as rejected:
+            return self._refuse(request, rejected.status, rejected.code, None,
+                                detail=rejected.message)
+        data = try_parse_json(raw)
+        locale = locale_hint(data)
+        try:
+            model_request = validate_body(ModelRequest, parse_json(raw))
+        except BodyRejected as rejected:
+            return self._refuse(request, rejected.status, rejected.code, locale,
+                                body=data, detail=rejected.message)
+        return await self._forward(request, model_request, data)
+
+    async def _forward(self, request: Request, model_request: ModelRequest, data: Any) -> Response:
+        locale = model_request.locale
+        self._record("model.request", request, body=data)
+        try:
+            completion = await self.provider.complete(model_request)
+            message = completion.choices[0].message
+            if message.is_empty():
+                raise ProviderBadReply("the reply has neither content nor a tool call")
+        except ProviderError as fault:
+            return self._refuse(request, fault.status, fault.code, locale,
+                                body=data, detail=str(fault))
+        except Exception as fault:
+            # A provider bug must still look like an unavailable model to the page,
+            # never like a reply it could act on.
+            return self._refuse(request, 502, "MODEL_UNAVAILABLE", locale, body=data,
+                                detail=f"provider raised {type(fault).__name__}")
+        reply = {"message": message.to_wire()}
+        self._record("model.reply", request, body=data, status=200, response=reply)
+        return JSONResponse(reply)
+
+    def _refuse(
+        self,
+        request: Request,
+        status: int,
+        code: str,
+        locale: ModelLocale | None,
+        *,
+        body: Any = None,
+        detail: str,
+    ) -> Response:
+        params = {"detail": detail} if code == "BAD_REQUEST" else {}
+        answer = error_body(code, say(code, locale, **params))
+        self._record("model.error", request, body=body, status=status, response=answer,
+                     detail=detail)
+        return JSONResponse(answer, status_code=status)
+
+    def _record(
+        self,
+        kind: RecordKind,
+        request: Request,
+        *,
+        body: Any,
+        status: int | None = None,
+        response: Any = None,
+        detail: str | None = None,
+    ) -> None:
+        self.log.append(kind=kind, method=request.method, path=request.url.path, body=body,
+                        status=status, response=response, state=self.state.snapshot(),
+                        detail=detail)

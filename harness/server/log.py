@@ -1,0 +1,111 @@
+"""ServerLog: every business call and model exchange the server saw, in order."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict
+
+from harness.server.state import WorkspaceSnapshot
+
+RecordKind = Literal["api", "model.request", "model.reply", "model.error"]
+
+
+class ServerRecord(BaseModel):
+    """One entry. `body` is the parsed request JSON (None if absent or not JSON)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    seq: int
+    kind: RecordKind
+    method: str
+    path: str
+    body: Any = None
+    status: int | None = None
+    response: Any = None
+    state: WorkspaceSnapshot
+    # Why a call failed, for people reading the log; never shown to the page.
+    detail: str | None = None
+
+
+class ServerLog:
+    """Thread-safe, append-only; seq starts at 1 and only grows (also across `clear()`)."""
+
+    def __init__(self) -> None:
+        self._changed = threading.Condition()
+        self._records: list[ServerRecord] = []
+        self._last_seq = 0
+
+    def append(
+        self,
+        *,
+        kind: RecordKind,
+        method: str,
+        path: str,
+        state: WorkspaceSnapshot,
+        body: Any = None,
+        status: int | None = None,
+        response: Any = None,
+        detail: str | None = None,
+    ) -> ServerRecord:
+        with self._changed:
+            self._last_seq += 1
+            record = ServerRecord(
+                seq=self._last_seq, kind=kind, method=method, path=path, body=body,
+                status=status, response=response, state=state, detail=detail,
+            )
+            self._records.append(record)
+            self._changed.notify_all()
+            return record
+
+    def records(
+        self,
+        *,
+        kind: RecordKind | None = None,
+        path: str | None = None,
+        after: int = 0,
+    ) -> list[ServerRecord]:
+        """A copy of the records, optionally only one kind, one path, or those after a seq."""
+        with self._changed:
+            return [
+                record for record in self._records
+                if (kind is None or record.kind == kind)
+                and (path is None or record.path == path)
+                and record.seq > after
+            ]
+
+    def __len__(self) -> int:
+        with self._changed:
+            return len(self._records)
+
+    @property
+    def last_seq(self) -> int:
+        with self._changed:
+            return self._last_seq
+
+    def clear(self) -> None:
+        with self._changed:
+            self._records.clear()
+
+    def wait_for(
+        self, predicate: Callable[[ServerRecord], bool], *, timeout: float, after: int = 0
+    ) -> ServerRecord:
+        """The first record after `after` matching `predicate`, waiting up to `timeout` s.
+
+        Woken by each append, so it never polls; raises TimeoutError naming the wait.
+        """
+        def first_match() -> ServerRecord | None:
+            return next(
+                (r for r in self._records if r.seq > after and predicate(r)), None
+            )
+
+        with self._changed:
+            found = self._changed.wait_for(first_match, timeout=timeout)
+            if found is None:
+                raise TimeoutError(
+                    f"no server log record matched within {timeout} s "
+                    f"({len(self._records)} records so far)"
+                )
+            return found

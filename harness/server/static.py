@@ -1,0 +1,66 @@
+"""Static files for the fixture server: fixed content types, no directory escapes."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from starlette.requests import Request
+from starlette.responses import FileResponse, PlainTextResponse, RedirectResponse, Response
+
+# Module scripts must be served as JavaScript, whatever the host's mimetypes database says.
+MEDIA_TYPES = {
+    ".html": "text/html",
+    ".js": "text/javascript",
+    ".mjs": "text/javascript",
+    ".json": "application/json",
+    ".css": "text/css",
+    ".svg": "image/svg+xml",
+    ".png": "image/png",
+    ".ico": "image/x-icon",
+    ".md": "text/markdown",
+    ".txt": "text/plain",
+    ".woff2": "font/woff2",
+}
+INDEX_FILE = "index.html"
+
+
+def media_type(path: Path) -> str:
+    return MEDIA_TYPES.get(path.suffix.lower(), "application/octet-stream")
+
+
+def resolve_inside(base: Path, relative: str) -> Path | None:
+    """`base/relative` if it is a file inside `base` (symlinks resolved), else None."""
+    base = base.resolve()
+    candidate = (base / relative).resolve()
+    if not candidate.is_relative_to(base):
+        return None
+    if candidate.is_dir():
+        candidate = candidate / INDEX_FILE
+    return candidate if candidate.is_file() else None
+
+
+def not_found() -> Response:
+    return PlainTextResponse("Not Found", status_code=404)
+
+
+def file_response(base: Path, relative: str) -> Response:
+    found = resolve_inside(base, relative)
+    if found is None:
+        return not_found()
+    return FileResponse(found, media_type=media_type(found))
+
+
+class StaticDirectory:
+    """Serves one directory under a URL prefix; `path` is the route's `{path:path}` part."""
+
+    def __init__(self, directory: Path) -> None:
+        self.directory = directory
+
+    async def handle(self, request: Request) -> Response:
+        relative: str = request.path_params.get("path", "")
+        # A directory URL without its slash would break the page's relative imports.
+        if relative and not relative.endswith("/"):
+            target = (self.directory / relative)
+            if target.is_dir() and target.resolve().is_relative_to(self.directory.resolve()):
+                return RedirectResponse(request.url.path + "/", status_code=307)
+        return file_response(self.directory, relative)

@@ -1,0 +1,132 @@
+"""Tutorial definitions (`tutorials/<id>/tutorial.json`): the model, the loader and the lookup."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated, Self
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from harness.paths import FIXTURES_DIR_NAME, PROJECT_ROOT, TUTORIALS_DIR_NAME
+
+TUTORIAL_FILE_NAME = "tutorial.json"
+COPY_DIR_NAME = "copy"
+MODEL_RULES_FILE_NAME = "model-rules.json"
+
+# Ids become folder names and URL parts, so they are kept to a safe alphabet.
+Slug = Annotated[str, Field(pattern=r"^[a-z0-9][a-z0-9-]*$", max_length=100)]
+Locale = Annotated[str, Field(pattern=r"^[a-z]{2}(-[A-Z]{2})?$")]
+
+
+class TutorialError(Exception):
+    """A tutorial is missing, unknown or its definition file is invalid."""
+
+
+class LocalizedTitle(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    zh: str = Field(min_length=1)
+    en: str = Field(min_length=1)
+
+
+class Tutorial(BaseModel):
+    """One tutorial: which fixture page it serves, on which port, in which locales."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    id: Slug
+    short_id: Slug
+    title: LocalizedTitle
+    fixture: Slug
+    port: int = Field(ge=1, le=65535)
+    locales: tuple[Locale, ...] = Field(min_length=1)
+    default_locale: Locale
+
+    @model_validator(mode="after")
+    def _default_locale_is_offered(self) -> Self:
+        if self.default_locale not in self.locales:
+            raise ValueError(
+                f"default_locale {self.default_locale!r} is not one of locales {list(self.locales)}"
+            )
+        if len(set(self.locales)) != len(self.locales):
+            raise ValueError(f"locales {list(self.locales)} lists a locale twice")
+        return self
+
+    def directory(self, root: Path = PROJECT_ROOT) -> Path:
+        return root / TUTORIALS_DIR_NAME / self.id
+
+    def fixture_directory(self, root: Path = PROJECT_ROOT) -> Path:
+        return root / FIXTURES_DIR_NAME / self.fixture
+
+    def copy_directory(self, root: Path = PROJECT_ROOT) -> Path:
+        return self.directory(root) / COPY_DIR_NAME
+
+    def model_rules_path(self, root: Path = PROJECT_ROOT) -> Path:
+        return self.directory(root) / MODEL_RULES_FILE_NAME
+
+    def page_url(self, base_url: str, locale: str | None = None) -> str:
+        """The tutorial page under `base_url`, e.g. http://127.0.0.1:5255/?lang=zh."""
+        return f"{base_url.rstrip('/')}/?lang={locale or self.default_locale}"
+
+
+def describe_validation_error(error: ValidationError) -> str:
+    """'field a.b: message' for each problem pydantic found, joined on one line."""
+    problems = []
+    for detail in error.errors():
+        where = ".".join(str(part) for part in detail["loc"]) or "(top level)"
+        problems.append(f"field {where}: {detail['msg']}")
+    return "; ".join(problems)
+
+
+def read_tutorial_file(path: Path) -> Tutorial:
+    """Parse one tutorial.json; every failure is a TutorialError naming the file (and field)."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as error:
+        raise TutorialError(f"{path}: cannot be read ({error.strerror})") from error
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise TutorialError(
+            f"{path}: not valid JSON (line {error.lineno}, column {error.colno}: {error.msg})"
+        ) from error
+    try:
+        tutorial = Tutorial.model_validate(data)
+    except ValidationError as error:
+        raise TutorialError(f"{path}: {describe_validation_error(error)}") from error
+    # The copy and model rules are found by id, so the folder must carry the id.
+    if path.parent.name != tutorial.id:
+        raise TutorialError(
+            f"{path}: field id: {tutorial.id!r} does not match its folder "
+            f"{path.parent.name!r}; rename one so they agree"
+        )
+    return tutorial
+
+
+def list_tutorials(root: Path = PROJECT_ROOT) -> list[Tutorial]:
+    """Every tutorial under `<root>/tutorials/*/tutorial.json`, sorted by id."""
+    files = sorted((root / TUTORIALS_DIR_NAME).glob(f"*/{TUTORIAL_FILE_NAME}"))
+    tutorials = [read_tutorial_file(path) for path in files]
+    seen: dict[str, str] = {}
+    for tutorial in tutorials:
+        for name in (tutorial.id, tutorial.short_id):
+            if name in seen and seen[name] != tutorial.id:
+                raise TutorialError(
+                    f"tutorials {seen[name]!r} and {tutorial.id!r} both use the name {name!r}"
+                )
+            seen[name] = tutorial.id
+    return tutorials
+
+
+def load_tutorial(name: str, root: Path = PROJECT_ROOT) -> Tutorial:
+    """The tutorial whose id or short id is `name`."""
+    tutorials = list_tutorials(root)
+    for tutorial in tutorials:
+        if name in (tutorial.id, tutorial.short_id):
+            return tutorial
+    known = ", ".join(t.short_id for t in tutorials) or "none"
+    raise TutorialError(
+        f"no tutorial {name!r} under {root / TUTORIALS_DIR_NAME} (known: {known}); "
+        "run 'pling-tutorial list' to see them"
+    )

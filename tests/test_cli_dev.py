@@ -1,0 +1,130 @@
+"""`pling-tutorial dev`: serve a tutorial until Ctrl-C; usage problems are one line, exit 2."""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import socket
+import subprocess
+import sys
+from collections.abc import Iterator
+
+import httpx
+import pytest
+
+from harness.cli import main
+from harness.paths import PROJECT_ROOT
+
+ONE_LINE_ERROR = re.compile(r"^pling-tutorial: error: [^\n]+\n$")
+
+
+@pytest.fixture
+def busy_port() -> Iterator[int]:
+    with socket.socket() as listener:
+        listener.bind(("127.0.0.1", 0))
+        listener.listen()
+        yield listener.getsockname()[1]
+
+
+def test_cli_dev_unknown_tutorial_exits_2_naming_it_and_the_fix(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert main(["dev", "r-99"]) == 2
+
+    err = capsys.readouterr().err
+    assert ONE_LINE_ERROR.match(err)
+    assert "'r-99'" in err
+    assert "pling-tutorial list" in err
+
+
+def test_cli_dev_bad_locale_exits_2_naming_it_and_the_choices(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert main(["dev", "r-15", "--locale", "fr"]) == 2
+
+    err = capsys.readouterr().err
+    assert ONE_LINE_ERROR.match(err)
+    assert "'fr'" in err
+    assert "--locale" in err
+    assert "zh, en" in err
+
+
+def test_cli_dev_busy_port_exits_2_naming_port_and_the_fix(
+    capsys: pytest.CaptureFixture[str], busy_port: int
+) -> None:
+    assert main(["dev", "r-15", "--port", str(busy_port)]) == 2
+
+    err = capsys.readouterr().err
+    assert ONE_LINE_ERROR.match(err)
+    assert f"port {busy_port}" in err
+    assert "--port N" in err
+
+
+@pytest.mark.parametrize("port", ["-1", "65536", "http"])
+def test_cli_dev_bad_port_exits_2(capsys: pytest.CaptureFixture[str], port: str) -> None:
+    assert main(["dev", "r-15", "--port", port]) == 2
+
+    assert "is not a port number" in capsys.readouterr().err
+
+
+def test_cli_dev_misconfigured_provider_exits_2_naming_the_variable(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("PLING_MODEL_PROVIDER", "openai")
+    monkeypatch.delenv("PLING_MODEL_BASE_URL", raising=False)
+
+    assert main(["dev", "r-15", "--port", "0"]) == 2
+
+    err = capsys.readouterr().err
+    assert ONE_LINE_ERROR.match(err)
+    assert "PLING_MODEL_BASE_URL" in err
+
+
+def run_dev_until_ctrl_c(*args: str) -> tuple[str, dict[str, object], int, str]:
+    """Run `dev` in a child process, read its address, call the API, press Ctrl-C.
+
+    Returns the first line printed, the workspace the API reported, the exit code, and
+    everything printed after.
+    """
+    environ = {k: v for k, v in os.environ.items() if not k.startswith("PLING_MODEL_")}
+    process = subprocess.Popen(
+        [sys.executable, "-m", "harness.cli", "dev", "r-15", *args],
+        cwd=PROJECT_ROOT, env=environ, text=True,
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+    )
+    try:
+        assert process.stdout is not None
+        first_line = process.stdout.readline()  # returns once the server is up, or at exit
+        found = re.search(r"http://127\.0\.0\.1:\d+", first_line)
+        assert found, first_line
+        workspace = httpx.get(f"{found.group(0)}/api/workspace").json()
+        process.send_signal(signal.SIGINT)
+        rest, _ = process.communicate(timeout=20)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.communicate()
+    return first_line, workspace, process.returncode, rest
+
+
+def test_cli_dev_serves_the_page_address_until_ctrl_c_then_exits_0() -> None:
+    first_line, workspace, code, rest = run_dev_until_ctrl_c("--locale", "en", "--port", "0")
+
+    assert re.search(r"at http://127\.0\.0\.1:\d+/\?lang=en$", first_line.strip())
+    assert workspace["name"] == "Northwind"
+    assert code == 0, rest
+    assert "Stopped." in rest
+
+
+def test_cli_dev_defaults_serve_the_tutorial_port_in_its_default_locale() -> None:
+    with socket.socket() as probe:
+        try:
+            probe.bind(("127.0.0.1", 5255))
+        except OSError:
+            pytest.skip("port 5255 is in use on this machine (another dev server?)")
+
+    first_line, _, code, rest = run_dev_until_ctrl_c()
+
+    assert first_line.strip().endswith("at http://127.0.0.1:5255/?lang=zh")
+    assert code == 0, rest

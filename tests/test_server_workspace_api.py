@@ -1,0 +1,202 @@
+"""The r-15 business API: server-side workspace state, its rules, and its log records."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import httpx
+import pytest
+
+from harness.serve import TutorialServer
+from harness.server.state import INITIAL_WORKSPACE
+
+INITIAL = {"name": "Northwind", "archived": False, "published": False}
+
+
+@pytest.fixture(scope="module")
+def running_server() -> Iterator[TutorialServer]:
+    with TutorialServer(tutorial="r-15", environ={}) as server:
+        yield server
+
+
+@pytest.fixture
+def server(running_server: TutorialServer) -> TutorialServer:
+    """The module's server, reset to a fresh state for this test."""
+    running_server.reset()
+    return running_server
+
+
+@pytest.fixture
+def client(server: TutorialServer) -> Iterator[httpx.Client]:
+    with httpx.Client(base_url=server.url) as client:
+        yield client
+
+
+def test_get_workspace_fresh_server_returns_initial_state(client: httpx.Client) -> None:
+    response = client.get("/api/workspace")
+
+    assert response.status_code == 200
+    assert response.json() == INITIAL
+
+
+def test_rename_valid_name_saves_trimmed_name(
+    client: httpx.Client, server: TutorialServer
+) -> None:
+    response = client.post("/api/workspace/name", json={"name": "  Acme Labs  "})
+
+    assert response.status_code == 200
+    assert response.json() == {**INITIAL, "name": "Acme Labs"}
+    assert server.state.snapshot().name == "Acme Labs"
+
+
+@pytest.mark.parametrize("name", ["a", "x" * 80, "  " + "y" * 80 + "  ", "工作区"])
+def test_rename_name_within_limits_is_saved(client: httpx.Client, name: str) -> None:
+    response = client.post("/api/workspace/name", json={"name": name})
+
+    assert response.status_code == 200
+    assert response.json()["name"] == name.strip()
+
+
+@pytest.mark.parametrize("name", ["", "   ", "x" * 81])
+def test_rename_name_outside_limits_is_refused_and_changes_nothing(
+    client: httpx.Client, server: TutorialServer, name: str
+) -> None:
+    response = client.post("/api/workspace/name", json={"name": name})
+
+    assert response.status_code == 400
+    assert response.json()["ok"] is False
+    assert response.json()["code"] == "INVALID_NAME"
+    assert response.json()["message"]
+    assert server.state.snapshot() == INITIAL_WORKSPACE
+
+
+@pytest.mark.parametrize(
+    ("path", "content"),
+    [
+        ("/api/workspace/name", b"not json"),
+        ("/api/workspace/name", b"[]"),
+        ("/api/workspace/name", b'{"name": 5}'),
+        ("/api/workspace/name", b"{}"),
+        ("/api/workspace/name", b'{"name": "Acme", "archived": true}'),
+        ("/api/workspace/archive", b'{"force": true}'),
+        ("/api/workspace/reset", b"null"),
+        ("/api/workspace/publish", b"{}"),
+        ("/api/workspace/publish", b'{"code": 246810}'),
+        ("/api/workspace/publish", b'{"code": "246810", "published": true}'),
+    ],
+)
+def test_post_bad_body_is_refused_and_changes_nothing(
+    client: httpx.Client, server: TutorialServer, path: str, content: bytes
+) -> None:
+    server.state.rename("Before")
+    before = server.state.snapshot()
+
+    response = client.post(path, content=content, headers={"Content-Type": "application/json"})
+
+    assert response.status_code == 400
+    assert response.json()["code"] == "BAD_REQUEST"
+    assert server.state.snapshot() == before
+    assert server.log.records()[-1].status == 400
+
+
+def test_post_bad_body_names_the_field(client: httpx.Client) -> None:
+    response = client.post("/api/workspace/name", json={"name": "Acme", "colour": "red"})
+
+    assert "colour" in response.json()["message"]
+
+
+def test_post_body_over_64_kib_is_refused_413(client: httpx.Client, server: TutorialServer) -> None:
+    response = client.post("/api/workspace/name", json={"name": "x" * (65 * 1024)})
+
+    assert response.status_code == 413
+    assert response.json()["code"] == "PAYLOAD_TOO_LARGE"
+    assert server.state.snapshot() == INITIAL_WORKSPACE
+
+
+def test_archive_empty_object_archives(client: httpx.Client) -> None:
+    response = client.post("/api/workspace/archive", json={})
+
+    assert response.status_code == 200
+    assert response.json() == {**INITIAL, "archived": True}
+
+
+def test_archive_without_body_archives(client: httpx.Client) -> None:
+    assert client.post("/api/workspace/archive").json()["archived"] is True
+
+
+def test_reset_after_changes_restores_initial_state(client: httpx.Client) -> None:
+    client.post("/api/workspace/name", json={"name": "Acme"})
+    client.post("/api/workspace/archive", json={})
+    client.post("/api/workspace/publish", json={"code": "246810"})
+
+    response = client.post("/api/workspace/reset", json={})
+
+    assert response.status_code == 200
+    assert response.json() == INITIAL
+
+
+def test_publish_right_code_publishes(client: httpx.Client) -> None:
+    response = client.post("/api/workspace/publish", json={"code": "246810"})
+
+    assert response.status_code == 200
+    assert response.json() == {**INITIAL, "published": True}
+
+
+@pytest.mark.parametrize("code", ["", "123456", " 246810", "2468100"])
+def test_publish_wrong_code_is_refused_and_stays_unpublished(
+    client: httpx.Client, server: TutorialServer, code: str
+) -> None:
+    response = client.post("/api/workspace/publish", json={"code": code})
+
+    assert response.status_code == 400
+    assert response.json()["ok"] is False
+    assert response.json()["code"] == "WRONG_CODE"
+    assert response.json()["message"]
+    assert server.state.snapshot().published is False
+
+
+def test_business_calls_are_logged_in_order_with_state_after(
+    client: httpx.Client, server: TutorialServer
+) -> None:
+    client.get("/api/workspace")
+    client.post("/api/workspace/name", json={"name": "Acme"})
+    client.post("/api/workspace/publish", json={"code": "000000"})
+
+    records = server.log.records()
+
+    first = records[0].seq
+    assert [r.seq for r in records] == [first, first + 1, first + 2]
+    assert {r.kind for r in records} == {"api"}
+    assert [(r.method, r.path, r.status) for r in records] == [
+        ("GET", "/api/workspace", 200),
+        ("POST", "/api/workspace/name", 200),
+        ("POST", "/api/workspace/publish", 400),
+    ]
+    assert records[1].body == {"name": "Acme"}
+    assert records[1].response == {**INITIAL, "name": "Acme"}
+    assert records[1].state.name == "Acme"
+    assert records[2].body == {"code": "000000"}
+    assert records[2].response["code"] == "WRONG_CODE"
+    assert records[2].state.published is False
+
+
+def test_unknown_api_path_answers_404_json(client: httpx.Client) -> None:
+    response = client.get("/api/nothing-here")
+
+    assert response.status_code == 404
+    assert response.json()["code"] == "NOT_FOUND"
+
+
+@pytest.mark.parametrize(("method", "path"), [("GET", "/api/model"),
+                                               ("GET", "/api/workspace/name"),
+                                               ("POST", "/api/workspace")])
+def test_api_path_wrong_method_answers_405(client: httpx.Client, method: str, path: str) -> None:
+    response = client.request(method, path)
+
+    assert response.status_code == 405
+    assert response.json()["code"] == "METHOD_NOT_ALLOWED"
+
+
+def test_api_responses_are_not_cached(client: httpx.Client) -> None:
+    assert client.get("/api/workspace").headers["cache-control"] == "no-store"
+
