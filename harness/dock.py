@@ -1,0 +1,144 @@
+"""Dock: a page object for the AgentDock, driven the way a user would drive it.
+
+Every action that hands control back to the agent (`ask`, `approve`, `deny`,
+`handoff_done`, ...) returns only once the turn has *settled*: it has ended (the busy
+marker `pling-dock-busy` is gone) or it is waiting on the user (an approval card or the
+handoff panel is on screen). Waiting is done with Playwright's `expect`, never with fixed delays,
+so a check written as::
+
+    dock.ask("archive the workspace")
+    expect(dock.approval).to_have_attribute("data-policy", "ask-always")
+    dock.deny()
+    assert "not" in dock.last_assistant_text()
+
+reads like the acceptance walk and is exactly as slow as the page.
+"""
+
+from __future__ import annotations
+
+from playwright.sync_api import Locator, Page, expect
+
+# How long a turn may take before a wait gives up (ms); the scripted model answers at once.
+SETTLE_TIMEOUT_MS = 10_000
+
+
+class Dock:
+    """The AgentDock on `page`; works with or without pytest."""
+
+    def __init__(self, page: Page, *, settle_timeout_ms: float = SETTLE_TIMEOUT_MS) -> None:
+        self.page = page
+        self.settle_timeout_ms = settle_timeout_ms
+        self.root = page.get_by_test_id("pling-dock")
+        self.input = page.get_by_test_id("pling-dock-input")
+        self.send_button = page.get_by_test_id("pling-dock-send")
+        self.busy = page.get_by_test_id("pling-dock-busy")
+        self.new_conversation_button = page.get_by_test_id("pling-dock-new")
+        self.approval = page.locator(
+            "[data-testid='pling-approval']:not([data-harness-decided])").filter(visible=True)
+        """The approval card waiting for a decision (at most one is on screen)."""
+        self.approval_args = self.approval.get_by_test_id("pling-approval-args")
+        self.approve_button = self.approval.get_by_test_id("pling-approve")
+        self.approve_always_button = self.approval.get_by_test_id("pling-approve-always")
+        self.deny_button = self.approval.get_by_test_id("pling-deny")
+        self.handoff = page.get_by_test_id("pling-handoff").filter(visible=True)
+        self.handoff_reason = self.handoff.get_by_test_id("pling-handoff-reason")
+        self.handoff_steps = self.handoff.get_by_test_id("pling-handoff-step")
+        self.handoff_current_step = self.handoff_steps.and_(
+            page.locator("[data-current='true']"))
+        self.handoff_timer = self.handoff.get_by_test_id("pling-handoff-timer")
+        self.handoff_done_button = self.handoff.get_by_test_id("pling-handoff-done")
+        self.handoff_cancel_button = self.handoff.get_by_test_id("pling-handoff-cancel")
+        self.handoff_next_button = self.handoff.get_by_test_id("pling-handoff-next")
+        self.handoff_back_button = self.handoff.get_by_test_id("pling-handoff-back")
+        self.highlights = page.get_by_test_id("pling-highlight")
+
+    # ---- reading -------------------------------------------------------------------------
+
+    def messages(self, role: str | None = None) -> Locator:
+        """Conversation messages, optionally of one role (user, assistant, error, notice)."""
+        messages = self.page.get_by_test_id("pling-message")
+        return messages if role is None else messages.and_(
+            self.page.locator(f"[data-role='{role}']"))
+
+    def last_assistant_text(self) -> str:
+        """The text of the newest assistant message ("" if there is none)."""
+        assistant = self.messages("assistant")
+        return assistant.last.inner_text() if assistant.count() else ""
+
+    def highlight(self, target: str) -> Locator:
+        """The overlay of the handoff step pointing at `target`."""
+        return self.highlights.and_(self.page.locator(f"[data-target='{target}']"))
+
+    # ---- driving -------------------------------------------------------------------------
+
+    def ask(self, text: str) -> None:
+        """Type `text` into the dock, send it, and wait until the turn settles."""
+        before = self.messages().count()
+        self.input.fill(text)
+        self.send_button.click()
+        # The turn has started once the user's message is shown; then wait for either a
+        # reply after it with the dock idle, or a question to the user.
+        expect(self.messages().nth(before)).to_be_attached(timeout=self.settle_timeout_ms)
+        idle_with_reply = self.root.filter(has_not=self.busy).filter(
+            has=self.page.get_by_test_id("pling-message").nth(before + 1))
+        self._wait_until(idle_with_reply)
+
+    def approve(self) -> None:
+        """Click Allow on the card on screen and wait until the turn settles."""
+        self._decide("pling-approve")
+
+    def approve_always(self) -> None:
+        """Click "Always allow" (only offered for `ask` actions) and wait until the turn settles."""
+        self._decide("pling-approve-always")
+
+    def deny(self) -> None:
+        """Click Deny on the card on screen and wait until the turn settles."""
+        self._decide("pling-deny")
+
+    def handoff_done(self) -> None:
+        """Say "done" in the handoff panel and wait until the turn settles."""
+        self._finish_handoff(self.handoff_done_button)
+
+    def handoff_cancel(self) -> None:
+        """Cancel the handoff and wait until the turn settles."""
+        self._finish_handoff(self.handoff_cancel_button)
+
+    def handoff_next(self) -> None:
+        """Go to the next handoff step (the panel stays open)."""
+        self.handoff_next_button.click()
+
+    def handoff_back(self) -> None:
+        """Go back one handoff step (the panel stays open)."""
+        self.handoff_back_button.click()
+
+    def new_conversation(self) -> None:
+        """Start a new conversation: ends the dock session, so session grants are gone."""
+        self.new_conversation_button.click()
+
+    def wait_until_handoff_ends(self) -> None:
+        """Wait until the handoff panel is gone (e.g. after the user published), then settle."""
+        expect(self.handoff).to_have_count(0, timeout=self.settle_timeout_ms)
+        self.wait_until_settled()
+
+    def wait_until_settled(self) -> None:
+        """Wait until the turn has ended or is waiting on the user (approval or handoff)."""
+        self._wait_until(self.root.filter(has_not=self.busy))
+
+    # ---- waiting -------------------------------------------------------------------------
+
+    def _decide(self, testid: str) -> None:
+        # Tag the card being decided, so a new card for the next call is not mistaken for it.
+        self.approval.first.evaluate("card => card.setAttribute('data-harness-decided', '')",
+                                     timeout=self.settle_timeout_ms)
+        decided = self.page.locator("[data-harness-decided]").filter(visible=True)
+        decided.get_by_test_id(testid).click(timeout=self.settle_timeout_ms)
+        expect(decided).to_have_count(0, timeout=self.settle_timeout_ms)
+        self.wait_until_settled()
+
+    def _finish_handoff(self, button: Locator) -> None:
+        button.click()
+        self.wait_until_handoff_ends()
+
+    def _wait_until(self, idle: Locator) -> None:
+        waiting_on_user = self.approval.or_(self.handoff)
+        expect(idle.or_(waiting_on_user).first).to_be_visible(timeout=self.settle_timeout_ms)

@@ -1,0 +1,271 @@
+// The harness's in-page probe, injected with addInitScript before any page script runs.
+//
+// It records, in page order, what the page really did: every request the page starts
+// (fetch, XHR, sendBeacon) with a snapshot of the business state at that instant; the
+// approval / handoff / highlight UI appearing and disappearing; the page's business state
+// (workspace status, shown name) changing; clicks and input events on decision buttons
+// and bound elements; every programmatic write into an input (value setter,
+// setAttribute("value"), setRangeText, execCommand); and the runtime's own `pling:event`
+// reports. Entries go to the exposed binding (so they survive reloads) and stay in
+// `window.__plingProbe.entries` for the current document.
+//
+// Ordering matters more than anything here: a MutationObserver delivers its records in a
+// later microtask, so before logging a request, a write, a click or a runtime event the
+// probe flushes pending DOM records first. The log is therefore causally ordered: an
+// approval that was on screen when a request left is logged before that request.
+(() => {
+  "use strict";
+  if (window.top !== window || window.__plingProbe) return;
+
+  const BINDING_NAME = "__plingProbeReport";
+  // UI whose appearance and disappearance the guarantees reason about.
+  const WATCHED_UI = "pling-approval,pling-handoff,pling-highlight".split(",");
+  const WATCHED_SELECTOR = WATCHED_UI.map((id) => `[data-testid="${id}"]`).join(",");
+  // Request bodies longer than this are cut; model requests stay well below it.
+  const MAX_BODY_CHARS = 262144;
+
+  const docId = Math.random().toString(36).slice(2, 10);
+  const entries = [];
+  let nextSeq = 0;
+  const report = (kind, data) => {
+    const entry = { doc: docId, seq: nextSeq++, kind, data };
+    entries.push(entry);
+    const send = window[BINDING_NAME];
+    if (typeof send === "function") {
+      try { send(entry); } catch { /* the in-page copy is still read by the harness */ }
+    }
+  };
+  Object.defineProperty(window, "__plingProbe", {
+    value: Object.freeze({ docId, entries }),
+    enumerable: false,
+  });
+
+  const attributesOf = (element) => {
+    const attributes = {};
+    for (const name of element.getAttributeNames()) {
+      if (name.startsWith("data-")) attributes[name] = element.getAttribute(name);
+    }
+    return attributes;
+  };
+  const isShown = (element) =>
+    element.isConnected &&
+    (typeof element.checkVisibility !== "function" || element.checkVisibility());
+  const textOf = (testId) => {
+    const element = document.querySelector(`[data-testid="${testId}"]`);
+    return element ? (element.textContent || "").trim() : null;
+  };
+  const attributeOf = (testId, name) => {
+    const element = document.querySelector(`[data-testid="${testId}"]`);
+    return element ? element.getAttribute(name) : null;
+  };
+  // The page's business state as the user sees it (r-15; null on pages without it).
+  const businessState = () => ({
+    status: attributeOf("workspace-status", "data-state"),
+    archived: attributeOf("workspace-status", "data-archived"),
+    name: textOf("workspace-name-display"),
+  });
+  const shownUi = () => {
+    const ui = [];
+    for (const element of document.querySelectorAll(WATCHED_SELECTOR)) {
+      if (isShown(element)) ui.push({ testid: element.getAttribute("data-testid"), ...attributesOf(element) });
+    }
+    return ui;
+  };
+
+  // ---- DOM: watched UI appear / disappear, business state changes -------------------------
+  let shown = new Map(); // element → {testid, attributes, buttons}
+  let lastState = null;
+  const describeElement = (element) => {
+    const info = { testid: element.getAttribute("data-testid"), attributes: attributesOf(element) };
+    if (info.testid === "pling-approval") {
+      info.buttons = [...element.querySelectorAll("[data-testid]")]
+        .map((button) => button.getAttribute("data-testid"))
+        .filter((testid) => /^pling-(approve|deny)/.test(testid));
+    }
+    if (info.testid === "pling-highlight") {
+      const box = element.getBoundingClientRect();
+      info.box = { x: box.x, y: box.y, width: box.width, height: box.height };
+    }
+    return info;
+  };
+  const scan = () => {
+    const now = new Map();
+    for (const element of document.querySelectorAll(WATCHED_SELECTOR)) {
+      if (isShown(element)) now.set(element, shown.get(element) || describeElement(element));
+    }
+    for (const [element, info] of shown) {
+      if (!now.has(element)) report("disappear", { testid: info.testid, attributes: info.attributes });
+    }
+    for (const [element, info] of now) {
+      if (!shown.has(element)) report("appear", info);
+    }
+    shown = now;
+    const state = businessState();
+    const key = JSON.stringify(state);
+    if (key !== lastState) {
+      if (lastState !== null || state.status !== null || state.name !== null) report("state", state);
+      lastState = key;
+    }
+  };
+  const observer = new MutationObserver(() => scan());
+  const flush = () => {
+    if (observer.takeRecords().length > 0) scan();
+  };
+  const startObserving = () => {
+    observer.observe(document, { subtree: true, childList: true, attributes: true, characterData: true });
+    scan();
+  };
+  if (document.documentElement) startObserving();
+  else document.addEventListener("readystatechange", startObserving, { once: true });
+
+  // ---- requests the page starts ----------------------------------------------------------
+  const pathOf = (url) => {
+    try {
+      const parsed = new URL(String(url), location.href);
+      return parsed.origin === location.origin ? parsed.pathname + parsed.search : parsed.href;
+    } catch {
+      return String(url);
+    }
+  };
+  const bodyText = (body) => {
+    if (body === undefined || body === null) return null;
+    const text = typeof body === "string" ? body : `<${Object.prototype.toString.call(body).slice(8, -1)}>`;
+    return text.length > MAX_BODY_CHARS ? text.slice(0, MAX_BODY_CHARS) : text;
+  };
+  let nextRequestId = 1;
+  const recordRequest = (via, method, url, body) => {
+    flush();
+    const id = nextRequestId++;
+    report("request", {
+      id, via, method: String(method || "GET").toUpperCase(), path: pathOf(url),
+      body: bodyText(body), state: businessState(), ui: shownUi(),
+    });
+    return id;
+  };
+
+  const originalFetch = window.fetch;
+  window.fetch = function fetch(input, init) {
+    const isRequest = typeof Request === "function" && input instanceof Request;
+    const method = (init && init.method) || (isRequest ? input.method : "GET");
+    const url = isRequest ? input.url : input;
+    const body = init && "body" in init ? init.body : isRequest ? "<Request body>" : undefined;
+    const id = recordRequest("fetch", method, url, body);
+    return originalFetch.apply(this, arguments).then(
+      (response) => { flush(); report("response", { id, status: response.status }); return response; },
+      (error) => { flush(); report("response", { id, status: null, error: String(error) }); throw error; },
+    );
+  };
+
+  const xhrOpen = XMLHttpRequest.prototype.open;
+  const xhrSend = XMLHttpRequest.prototype.send;
+  const xhrTarget = new WeakMap();
+  XMLHttpRequest.prototype.open = function open(method, url) {
+    xhrTarget.set(this, { method, url });
+    return xhrOpen.apply(this, arguments);
+  };
+  XMLHttpRequest.prototype.send = function send(body) {
+    const target = xhrTarget.get(this) || { method: "GET", url: "" };
+    const id = recordRequest("xhr", target.method, target.url, body);
+    this.addEventListener("loadend", () => report("response", { id, status: this.status }));
+    return xhrSend.apply(this, arguments);
+  };
+  if (navigator.sendBeacon) {
+    const sendBeacon = navigator.sendBeacon;
+    navigator.sendBeacon = function beacon(url, data) {
+      recordRequest("beacon", "POST", url, data);
+      return sendBeacon.apply(this, arguments);
+    };
+  }
+
+  // ---- programmatic writes into inputs ---------------------------------------------------
+  // A user's typing (and Playwright's keyboard / fill) goes through input events, not
+  // through these setters, so anything recorded here is page script writing a value.
+  const recordWrite = (element, via, value) => {
+    flush();
+    report("write", {
+      via,
+      target: element.getAttribute("data-pling-target"),
+      testid: element.getAttribute("data-testid"),
+      value: value === undefined ? null : String(value),
+    });
+  };
+  const isField = (element) =>
+    element instanceof HTMLInputElement || element instanceof HTMLTextAreaElement;
+  const wrapSetter = (prototype, property) => {
+    const descriptor = Object.getOwnPropertyDescriptor(prototype, property);
+    if (!descriptor || !descriptor.set) return;
+    Object.defineProperty(prototype, property, {
+      ...descriptor,
+      set(value) {
+        recordWrite(this, property, value);
+        return descriptor.set.call(this, value);
+      },
+    });
+  };
+  for (const property of ["value", "defaultValue", "valueAsNumber", "valueAsDate"]) {
+    wrapSetter(HTMLInputElement.prototype, property);
+  }
+  for (const property of ["value", "defaultValue"]) wrapSetter(HTMLTextAreaElement.prototype, property);
+  const setAttribute = Element.prototype.setAttribute;
+  Element.prototype.setAttribute = function (name, value) {
+    if (isField(this) && String(name).toLowerCase() === "value") recordWrite(this, "setAttribute", value);
+    return setAttribute.apply(this, arguments);
+  };
+  for (const prototype of [HTMLInputElement.prototype, HTMLTextAreaElement.prototype]) {
+    const setRangeText = prototype.setRangeText;
+    prototype.setRangeText = function (replacement) {
+      recordWrite(this, "setRangeText", replacement);
+      return setRangeText.apply(this, arguments);
+    };
+  }
+  const execCommand = Document.prototype.execCommand;
+  Document.prototype.execCommand = function (command, showUi, value) {
+    const active = this.activeElement;
+    if (active && isField(active)) recordWrite(active, `execCommand:${command}`, value);
+    return execCommand.apply(this, arguments);
+  };
+
+  // ---- what the user (or a script pretending to be one) did ------------------------------
+  const interesting = (element) =>
+    element instanceof Element
+      ? element.closest("[data-decision],[data-pling-target],[data-testid^='pling-']")
+      : null;
+  document.addEventListener("click", (event) => {
+    const element = interesting(event.target);
+    if (!element) return;
+    flush();
+    report("click", {
+      testid: element.getAttribute("data-testid"),
+      decision: element.getAttribute("data-decision"),
+      target: element.getAttribute("data-pling-target"),
+      trusted: event.isTrusted,
+    });
+  }, true);
+  document.addEventListener("input", (event) => {
+    const element = event.target;
+    if (!(element instanceof Element) || !element.hasAttribute("data-pling-target")) return;
+    flush();
+    report("input", {
+      target: element.getAttribute("data-pling-target"),
+      testid: element.getAttribute("data-testid"),
+      trusted: event.isTrusted,
+    });
+  }, true);
+
+  // ---- the runtime's own report (for reading, never for proving) -------------------------
+  const plain = (value, depth = 0) => {
+    if (value === null || typeof value !== "object") {
+      return typeof value === "function" || typeof value === "symbol" ? undefined : value;
+    }
+    if (value instanceof Node) return `<${value.nodeName.toLowerCase()}>`;
+    if (depth > 4) return "…";
+    if (Array.isArray(value)) return value.map((item) => plain(item, depth + 1));
+    const copy = {};
+    for (const [key, item] of Object.entries(value)) copy[key] = plain(item, depth + 1);
+    return copy;
+  };
+  window.addEventListener("pling:event", (event) => {
+    flush();
+    report("runtime", { detail: plain(event.detail) });
+  });
+})();

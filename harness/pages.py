@@ -1,0 +1,68 @@
+"""Open a tutorial page (or the testbed) with a controlled clock and wait until it is ready.
+
+The clock is installed before navigation at a fixed instant, so every run sees the same
+dates; once the page is ready it is paused one hour later, after which the page's time
+moves only when a test calls `page.clock.fast_forward(...)` (handoff timeouts).
+
+"Ready" means the dock is visible and, on the tutorial page, the `workspace-status` region
+has rendered the server's state (`data-state` is set), or on the testbed, its `testbed`
+element says `data-ready="true"`.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from typing import TYPE_CHECKING
+
+from playwright.sync_api import Page, expect
+
+if TYPE_CHECKING:
+    from harness.timeline import Timeline
+
+# A fixed, unremarkable instant: Monday 6 January 2025, 09:00 UTC.
+CLOCK_START = dt.datetime(2025, 1, 6, 9, 0, tzinfo=dt.UTC)
+# Where the paused clock stands once the page is ready.
+CLOCK_PAUSED_AT = CLOCK_START + dt.timedelta(hours=1)
+# Loading the page and the runtime from a local server; generous for a busy 2-core machine.
+READY_TIMEOUT_MS = 15_000
+STATUS_TESTID = "workspace-status"
+TESTBED_TESTID = "testbed"
+_ANY_VALUE = re.compile(r".+")
+
+
+def open_page(page: Page, url: str) -> Page:
+    """Install the clock, go to `url`, wait until ready, then pause the clock."""
+    page.clock.install(time=CLOCK_START)
+    page.goto(url)
+    wait_until_ready(page)
+    page.clock.pause_at(CLOCK_PAUSED_AT)
+    return page
+
+
+def reload_page(page: Page, timeline: Timeline | None = None) -> Page:
+    """Reload (a new dock session, so session grants are gone) and wait until ready.
+
+    With `timeline`, its ready mark moves here, so guarantees called without `since` do
+    not count the reload's own loading as a side effect.
+    """
+    page.reload()
+    wait_until_ready(page)
+    if timeline is not None:
+        timeline.mark_ready()
+    return page
+
+
+def wait_until_ready(page: Page) -> None:
+    expect(page.get_by_test_id("pling-dock")).to_be_visible(timeout=READY_TIMEOUT_MS)
+    # The markup is parsed by now, so whether the page has a status region is settled.
+    status = page.get_by_test_id(STATUS_TESTID)
+    if status.count():
+        expect(status).to_have_attribute("data-state", _ANY_VALUE, timeout=READY_TIMEOUT_MS)
+    testbed = page.get_by_test_id(TESTBED_TESTID)
+    if testbed.count():
+        expect(testbed).to_have_attribute("data-ready", "true", timeout=READY_TIMEOUT_MS)
+
+
+def testbed_url(server_url: str, locale: str) -> str:
+    return f"{server_url.rstrip('/')}/testbed/?lang={locale}"

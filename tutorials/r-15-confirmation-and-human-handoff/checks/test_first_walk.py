@@ -1,0 +1,121 @@
+"""First r-15 checks: save with approval, archive denied, publish handoff, policy table."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from harness import guarantees
+from harness.dock import Dock
+from harness.model_handle import ModelHandle
+from harness.serve import TutorialServer
+from harness.server.state import INITIAL_WORKSPACE, PUBLISH_CODE
+from harness.timeline import Timeline
+
+Say = Callable[[str], str]
+# The name the "save" request (checks/conftest.py) asks for.
+SAVED_NAME = "Acme"
+
+
+@pytest.mark.guarantee("approval-before-side-effects")
+def test_save_name_asks_first_then_saves(
+    tutorial_page: Page, dock: Dock, timeline: Timeline, tutorial_server: TutorialServer,
+    say: Say,
+) -> None:
+    dock.ask(say("save"))
+
+    guarantees.always_allow_offered(timeline, action="save_workspace_name")
+    expect(dock.approval_args).to_contain_text(SAVED_NAME)
+    dock.approve()
+
+    guarantees.approval_before_side_effects(timeline, action="save_workspace_name")
+    guarantees.model_received(timeline, action="save_workspace_name", code="OK")
+    assert tutorial_server.state.snapshot().name == SAVED_NAME
+    expect(tutorial_page.get_by_test_id("workspace-name-display")).to_have_text(SAVED_NAME)
+
+
+@pytest.mark.guarantee("denial-respected")
+def test_archive_denied_changes_nothing(
+    tutorial_page: Page, dock: Dock, timeline: Timeline, tutorial_server: TutorialServer,
+    model: ModelHandle, say: Say, locale: str,
+) -> None:
+    dock.ask(say("archive"))
+    guarantees.always_allow_never_offered(timeline, action="archive_workspace")
+    before = timeline.mark()
+
+    dock.deny()
+
+    guarantees.denial_respected(
+        timeline, action="archive_workspace", since=before,
+        success_phrases=model.success_phrases("archive_workspace", locale))
+    guarantees.no_silent_retry(timeline, since=before)
+    assert tutorial_server.state.snapshot() == INITIAL_WORKSPACE
+    expect(tutorial_page.get_by_test_id("workspace-status")).to_have_attribute(
+        "data-archived", "false")
+
+
+@pytest.mark.guarantee("success-only-after-published")
+def test_publish_is_handed_off_and_succeeds_only_once_published(
+    tutorial_page: Page, dock: Dock, timeline: Timeline, tutorial_server: TutorialServer,
+    say: Say,
+) -> None:
+    dock.ask(say("publish"))
+
+    guarantees.handoff_without_approval(timeline, action="publish_changes")
+    guarantees.handoff_shows_reason_and_steps(timeline, steps=2)
+    guarantees.highlight_covers_target(timeline, target="verification_code")
+    code_field = tutorial_page.get_by_test_id("verification-code")
+    expect(code_field).to_have_value("")  # the runtime filled in nothing
+
+    # Typed like a user: keyboard events, never the value setter.
+    code_field.click()
+    tutorial_page.keyboard.type(PUBLISH_CODE)
+    expect(dock.handoff_current_step).to_have_attribute("data-target", "publish_changes")
+    guarantees.highlight_covers_target(timeline, target="publish_changes")
+    tutorial_page.get_by_test_id("workspace-publish").click()
+    dock.wait_until_handoff_ends()
+
+    guarantees.success_only_after_published(timeline, action="publish_changes")
+    guarantees.highlights_removed(timeline)
+    guarantees.no_writes_into_targets(timeline)
+    assert tutorial_server.state.snapshot().published
+
+
+# SPEC §2, every row: (declaration, policy). First match wins.
+POLICY_TABLE: list[tuple[dict[str, object], str]] = [
+    ({"kind": "read", "confirm": False}, "none"),
+    ({"kind": "write", "confirm": False}, "none"),
+    ({"kind": "danger", "confirm": False}, "none"),
+    ({"kind": "read", "confirm": "always"}, "ask-always"),
+    ({"kind": "write", "confirm": "always"}, "ask-always"),
+    ({"kind": "danger", "confirm": "always"}, "ask-always"),
+    ({"kind": "danger", "confirm": True}, "ask-always"),
+    ({"kind": "danger"}, "ask-always"),
+    ({"kind": "read", "confirm": True}, "ask"),
+    ({"kind": "write", "confirm": True}, "ask"),
+    ({"kind": "read"}, "none"),
+    ({"kind": "write"}, "none"),
+]
+
+RESOLVE_IN_PAGE = """async (rows) => {
+  const policy = await import("/pling/policy.js");
+  return rows.map(([decl]) => {
+    const resolved = policy.resolvePolicy({id: "table_row", ...decl});
+    return [resolved, policy.offersSessionGrant(resolved)];
+  });
+}"""
+
+
+@pytest.mark.guarantee("policy-table")
+def test_policy_resolution_matches_every_row_of_the_table(tutorial_page: Page) -> None:
+    resolved = tutorial_page.evaluate(RESOLVE_IN_PAGE, POLICY_TABLE)
+
+    wanted = [[policy, policy == "ask"] for _, policy in POLICY_TABLE]
+    mismatches = [
+        f"{decl} → {got[0]} (always-allow offered: {got[1]}), want {want[0]} ({want[1]})"
+        for (decl, _), got, want in zip(POLICY_TABLE, resolved, wanted, strict=True)
+        if got != want
+    ]
+    assert not mismatches, "resolvePolicy disagrees with SPEC §2:\n" + "\n".join(mismatches)
