@@ -1,14 +1,19 @@
-"""`pling-tutorial`: list tutorials and serve one for development (subcommand dispatch)."""
+"""`pling-tutorial`: list, serve, check and mutation-test the tutorials (subcommand dispatch)."""
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import threading
 from collections.abc import Callable, Sequence
 from typing import TypeAlias
 
+from harness.check import run_check
 from harness.model.config import ProviderConfigError
+from harness.mutation.catalogue import CatalogueError, catalogue_path, load_catalogue
+from harness.mutation.render import render_result_line, render_run
+from harness.mutation.runner import SuiteInvocation, collect_guarantees, run_catalogue
 from harness.serve import PortInUse, ServerStartError, TutorialServer
 from harness.tutorials import TutorialError, list_tutorials, load_tutorial
 
@@ -90,13 +95,86 @@ def add_dev_command(subparsers: SubParsers) -> None:
     parser.set_defaults(handler=run_dev)
 
 
+# --- check -------------------------------------------------------------------------
+
+
+def run_check_command(args: argparse.Namespace) -> int:
+    tutorial = load_tutorial(args.tutorial)
+    if args.locale is not None and args.locale not in tutorial.locales:
+        raise UsageError(
+            f"locale {args.locale!r} is not offered by {tutorial.short_id}; "
+            f"use --locale with one of: {', '.join(tutorial.locales)}"
+        )
+    return run_check(tutorial.id, locales=tutorial.locales, only_locale=args.locale,
+                     pytest_args=args.pytest_args)
+
+
+def add_check_command(subparsers: SubParsers) -> None:
+    parser = subparsers.add_parser(
+        "check", help="run a tutorial's check suite and summarise its guarantees",
+        description="Run the tutorial's check suite through pytest. Any further arguments "
+        "(e.g. --junitxml=out.xml, --tracing=retain-on-failure, --screenshot=only-on-failure, "
+        "--output=DIR, -x, -k EXPR) are passed to pytest unchanged.",
+    )
+    parser.add_argument("tutorial", help="tutorial id or short id, e.g. r-15")
+    parser.add_argument("--locale", help="check one locale only (default: every locale)")
+    parser.set_defaults(handler=run_check_command, accepts_pytest_args=True)
+
+
+# --- mutate ------------------------------------------------------------------------
+
+
+def run_mutate(args: argparse.Namespace) -> int:
+    tutorial = load_tutorial(args.tutorial)
+    catalogue = load_catalogue(catalogue_path(tutorial.id))
+    if args.only:
+        unknown = sorted(set(args.only) - {m.name for m in catalogue.mutants})
+        if unknown:
+            raise UsageError(f"no mutant named {', '.join(unknown)}; "
+                             "see harness/mutation/catalogues/ for the names")
+        catalogue = catalogue.model_copy(
+            update={"mutants": tuple(m for m in catalogue.mutants if m.name in args.only)})
+    invocation = SuiteInvocation(tutorial_id=tutorial.id)
+    declared = collect_guarantees(invocation)
+    print(f"Running {len(catalogue.mutants)} mutants of {tutorial.short_id}, "
+          f"{args.jobs} at a time...", flush=True)
+    run = run_catalogue(catalogue, invocation, jobs=args.jobs, declared_guarantees=declared,
+                        on_result=lambda result: print(render_result_line(result), flush=True))
+    print()
+    print(render_run(run, verbose=args.verbose))
+    return 0 if run.ok else 1
+
+
+def job_count(text: str) -> int:
+    if not text.isdigit() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"--jobs must be >= 1. Current input: {text!r}")
+    return int(text)
+
+
+def add_mutate_command(subparsers: SubParsers) -> None:
+    parser = subparsers.add_parser(
+        "mutate", help="prove every check can fail: run the checks against each mutant",
+        description="Apply each mutant of the tutorial's catalogue to a temporary copy of the "
+        "served files and run the check suite against it. Exit 1 if any mutant survives, is "
+        "killed only by unrelated checks, or is stale.",
+    )
+    parser.add_argument("tutorial", help="tutorial id or short id, e.g. r-15")
+    parser.add_argument("--jobs", type=job_count, default=max(1, os.cpu_count() or 1),
+                        help="mutants run in parallel (default: one per core)")
+    parser.add_argument("--only", nargs="+", metavar="NAME", help="run only these mutants")
+    parser.add_argument("--verbose", action="store_true",
+                        help="list the failing checks of killed mutants too")
+    parser.set_defaults(handler=run_mutate)
+
+
 # --- dispatch ----------------------------------------------------------------------
 
-# Each entry adds one subcommand and sets its `handler`. `check` and `mutate` belong
-# here too: add their add_*_command functions to this tuple.
+# Each entry adds one subcommand and sets its `handler`.
 COMMANDS: tuple[Callable[[SubParsers], None], ...] = (
     add_list_command,
     add_dev_command,
+    add_check_command,
+    add_mutate_command,
 )
 
 
@@ -113,14 +191,18 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     try:
-        args = parser.parse_args(argv)
+        # Only `check` takes arguments it does not know: they are pytest's.
+        args, extra = parser.parse_known_args(argv)
+        if extra and not getattr(args, "accepts_pytest_args", False):
+            parser.error(f"unrecognized arguments: {' '.join(extra)}")
+        args.pytest_args = extra
     except SystemExit as exit_:
         # argparse exits on --help and on usage errors; tests call main() and want the code.
         return exit_.code if isinstance(exit_.code, int) else EXIT_USAGE
     handler: Handler = args.handler
     try:
         return handler(args)
-    except (UsageError, TutorialError, PortInUse, ProviderConfigError) as error:
+    except (UsageError, TutorialError, PortInUse, ProviderConfigError, CatalogueError) as error:
         return fail(str(error))
     except ServerStartError as error:
         print(f"{PROGRAM}: error: {error}", file=sys.stderr)

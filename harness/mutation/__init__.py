@@ -1,0 +1,1 @@
+"""Mutation testing: prove every guarantee check fails when the runtime breaks it."""

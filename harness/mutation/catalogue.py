@@ -1,0 +1,122 @@
+"""The mutant catalogue file format and how a mutant is applied to a copy of the served files."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path, PurePosixPath
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from harness.paths import FIXTURES_DIR_NAME, TUTORIALS_DIR_NAME
+
+# Only what the fixture server serves may be mutated; the checks themselves never are.
+MUTABLE_TOP_DIRS = (FIXTURES_DIR_NAME, TUTORIALS_DIR_NAME)
+# Copied into every mutant's root; check suites and caches stay behind.
+COPY_IGNORE = shutil.ignore_patterns("__pycache__", "checks", "*.pyc")
+
+
+# One catalogue per tutorial, named after the tutorial's id.
+CATALOGUES_DIR = Path(__file__).resolve().parent / "catalogues"
+
+
+def catalogue_path(tutorial_id: str) -> Path:
+    return CATALOGUES_DIR / f"{tutorial_id}.json"
+
+
+class CatalogueError(ValueError):
+    """The catalogue file is unreadable or invalid; the message names the file and field."""
+
+
+class StaleMutant(RuntimeError):
+    """A mutant's original text is not found exactly once in its file."""
+
+
+class Mutant(BaseModel):
+    """One realistic bug: replace `original` (found exactly once) in `file` by `replacement`."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    name: str = Field(pattern=r"^[a-z0-9][a-z0-9-]*$")
+    description: str = Field(min_length=1)
+    file: str = Field(min_length=1)
+    original: str = Field(min_length=1)
+    replacement: str
+    expected: tuple[str, ...] = Field(min_length=1)
+    """Guarantee names (as in @pytest.mark.guarantee) that must catch this mutant."""
+    locales: tuple[str, ...] = ("en",)
+    """Locales to run the checks in; one is enough unless the bug is locale-specific."""
+
+    @field_validator("file")
+    @classmethod
+    def _file_is_served_content(cls, value: str) -> str:
+        path = PurePosixPath(value)
+        if path.is_absolute() or ".." in path.parts or path.parts[0] not in MUTABLE_TOP_DIRS:
+            raise ValueError(
+                f"must be a relative path under {' or '.join(MUTABLE_TOP_DIRS)}/. "
+                f"Current input: {value!r}"
+            )
+        return value
+
+
+class Catalogue(BaseModel):
+    """A tutorial's mutants."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    tutorial: str
+    mutants: tuple[Mutant, ...] = Field(min_length=1)
+
+    @field_validator("mutants")
+    @classmethod
+    def _names_unique(cls, mutants: tuple[Mutant, ...]) -> tuple[Mutant, ...]:
+        seen: set[str] = set()
+        for mutant in mutants:
+            if mutant.name in seen:
+                raise ValueError(f"duplicate mutant name {mutant.name!r}")
+            if mutant.original == mutant.replacement:
+                raise ValueError(f"mutant {mutant.name!r} replaces its text by itself")
+            seen.add(mutant.name)
+        return mutants
+
+
+def load_catalogue(path: Path) -> Catalogue:
+    """Read and validate a catalogue file, naming the file and field on error."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as error:
+        raise CatalogueError(f"{path}: cannot read mutant catalogue ({error.strerror})") from error
+    try:
+        return Catalogue.model_validate_json(text)
+    except ValidationError as error:
+        first = error.errors()[0]
+        where = ".".join(str(part) for part in first["loc"]) or "(top level)"
+        raise CatalogueError(f"{path}: {where}: {first['msg']}") from error
+
+
+def check_fresh(mutant: Mutant, source_root: Path) -> None:
+    """Raise StaleMutant unless the mutant's original text occurs exactly once in its file."""
+    target = source_root / mutant.file
+    if not target.is_file():
+        raise StaleMutant(f"mutant {mutant.name!r}: file {mutant.file} does not exist")
+    count = target.read_text(encoding="utf-8").count(mutant.original)
+    if count != 1:
+        found = "is no longer found" if count == 0 else f"occurs {count} times"
+        raise StaleMutant(
+            f"mutant {mutant.name!r}: its original text {found} in {mutant.file}; "
+            "update the catalogue to match the current source"
+        )
+
+
+def materialise(mutant: Mutant | None, *, source_root: Path, dest_root: Path) -> Path:
+    """Copy the served files to `dest_root` and apply `mutant` there (None: a clean copy).
+
+    The source tree is only read: mutants never touch the real files.
+    """
+    for top in MUTABLE_TOP_DIRS:
+        shutil.copytree(source_root / top, dest_root / top, ignore=COPY_IGNORE)
+    if mutant is not None:
+        check_fresh(mutant, source_root)
+        target = dest_root / mutant.file
+        text = target.read_text(encoding="utf-8")
+        target.write_text(text.replace(mutant.original, mutant.replacement, 1), encoding="utf-8")
+    return dest_root

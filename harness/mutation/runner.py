@@ -1,0 +1,178 @@
+"""Run a tutorial's check suite against each mutant and judge who killed what."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import tempfile
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+from harness.mutation.catalogue import Catalogue, Mutant, StaleMutant, check_fresh, materialise
+from harness.paths import PROJECT_ROOT, TUTORIALS_DIR_NAME
+from harness.report import SuiteReport, TestRecord
+
+Verdict = Literal["killed", "survived", "misattributed", "stale", "broken"]
+
+# A mutant run that outlives this is a hang the checks failed to bound: report it, don't wait.
+MUTANT_RUN_TIMEOUT_S = 900
+
+
+@dataclass(frozen=True, kw_only=True)
+class MutantResult:
+    """How the check suite fared against one mutant."""
+
+    mutant: Mutant
+    verdict: Verdict
+    failed: tuple[TestRecord, ...] = ()
+    detail: str = ""
+
+    @property
+    def killing_guarantees(self) -> tuple[str, ...]:
+        """Guarantees whose checks failed on an assertion (not a crash) against this mutant."""
+        names = {g for record in self.failed if record.outcome == "failed" for g in record.guarantees}
+        return tuple(sorted(names))
+
+
+@dataclass(kw_only=True)
+class MutationRun:
+    """The whole run: one result per mutant, plus the guarantees the suite declares."""
+
+    results: list[MutantResult] = field(default_factory=list)
+    declared_guarantees: frozenset[str] = frozenset()
+
+    @property
+    def ok(self) -> bool:
+        return all(result.verdict == "killed" for result in self.results) and not self.unguarded
+
+    @property
+    def unguarded(self) -> tuple[str, ...]:
+        """Declared guarantees that no mutant's expected list names and kills."""
+        proven = {
+            name
+            for result in self.results
+            if result.verdict == "killed"
+            for name in set(result.mutant.expected) & set(result.killing_guarantees)
+        }
+        return tuple(sorted(self.declared_guarantees - proven))
+
+
+def judge(mutant: Mutant, report: SuiteReport) -> MutantResult:
+    """Killed only if a check of an expected guarantee failed on an assertion."""
+    failed = tuple(t for t in report.tests if t.outcome in ("failed", "error"))
+    assertion_failures = {g for t in failed if t.outcome == "failed" for g in t.guarantees}
+    if set(mutant.expected) & assertion_failures:
+        return MutantResult(mutant=mutant, verdict="killed", failed=failed)
+    if failed:
+        return MutantResult(
+            mutant=mutant,
+            verdict="misattributed",
+            failed=failed,
+            detail="only checks of other guarantees (or crashes) failed",
+        )
+    return MutantResult(mutant=mutant, verdict="survived", detail="every check passed")
+
+
+@dataclass(frozen=True, kw_only=True)
+class SuiteInvocation:
+    """How to run one tutorial's check suite as a child pytest process."""
+
+    tutorial_id: str
+    source_root: Path = PROJECT_ROOT
+    extra_args: tuple[str, ...] = ()
+
+    @property
+    def checks_dir(self) -> Path:
+        return self.source_root / TUTORIALS_DIR_NAME / self.tutorial_id / "checks"
+
+    def command(self, *, served_root: Path, report: Path, locales: Sequence[str]) -> list[str]:
+        command = [
+            sys.executable, "-m", "pytest", str(self.checks_dir),
+            "--rootdir", str(self.source_root),
+            "--pling-root", str(served_root),
+            "--pling-report", str(report),
+            "-p", "no:cacheprovider",
+            "-q", "--no-header", "-rN",
+        ]
+        if len(locales) == 1:
+            command += ["--pling-locale", locales[0]]
+        return command + list(self.extra_args)
+
+
+def run_suite(invocation: SuiteInvocation, *, served_root: Path, locales: Sequence[str],
+              workdir: Path) -> SuiteReport:
+    """Run the checks against `served_root`; the report says what each test did."""
+    report_path = workdir / "report.json"
+    command = invocation.command(served_root=served_root, report=report_path, locales=locales)
+    completed = subprocess.run(
+        command,
+        cwd=invocation.source_root,
+        capture_output=True,
+        text=True,
+        timeout=MUTANT_RUN_TIMEOUT_S,
+        env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"},
+        check=False,
+    )
+    if not report_path.exists():
+        tail = (completed.stdout + completed.stderr).strip().splitlines()[-15:]
+        raise RuntimeError(
+            f"check suite wrote no report (exit {completed.returncode}):\n" + "\n".join(tail)
+        )
+    return SuiteReport.read(report_path)
+
+
+def run_mutant(mutant: Mutant, invocation: SuiteInvocation) -> MutantResult:
+    try:
+        check_fresh(mutant, invocation.source_root)
+    except StaleMutant as error:
+        return MutantResult(mutant=mutant, verdict="stale", detail=str(error))
+    with tempfile.TemporaryDirectory(prefix=f"pling-mutant-{mutant.name}-") as scratch:
+        workdir = Path(scratch)
+        served_root = materialise(mutant, source_root=invocation.source_root,
+                                  dest_root=workdir / "root")
+        try:
+            report = run_suite(invocation, served_root=served_root, locales=mutant.locales,
+                               workdir=workdir)
+        except (RuntimeError, subprocess.TimeoutExpired) as error:
+            return MutantResult(mutant=mutant, verdict="broken", detail=str(error))
+    return judge(mutant, report)
+
+
+def run_catalogue(
+    catalogue: Catalogue,
+    invocation: SuiteInvocation,
+    *,
+    jobs: int,
+    declared_guarantees: frozenset[str],
+    on_result: Callable[[MutantResult], None] | None = None,
+) -> MutationRun:
+    """Run every mutant, `jobs` at a time; results keep the catalogue's order."""
+    run = MutationRun(declared_guarantees=declared_guarantees)
+
+    def one(mutant: Mutant) -> MutantResult:
+        result = run_mutant(mutant, invocation)
+        if on_result is not None:
+            on_result(result)
+        return result
+
+    with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+        run.results = list(pool.map(one, catalogue.mutants))
+    return run
+
+
+def collect_guarantees(invocation: SuiteInvocation) -> frozenset[str]:
+    """Every guarantee name the check suite declares, from a collect-only run's report."""
+    with tempfile.TemporaryDirectory(prefix="pling-collect-") as scratch:
+        report_path = Path(scratch) / "report.json"
+        command = invocation.command(served_root=invocation.source_root, report=report_path,
+                                     locales=())
+        subprocess.run(command + ["--collect-only"], cwd=invocation.source_root,
+                       capture_output=True, text=True, check=False, timeout=300)
+        if not report_path.exists():
+            raise RuntimeError(f"collecting {invocation.checks_dir} wrote no report")
+        report = SuiteReport.read(report_path)
+    return frozenset(g for test in report.tests for g in test.guarantees)

@@ -1,0 +1,106 @@
+"""The mutant catalogue: validation, staleness, and that real files are never touched."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from harness.mutation.catalogue import (
+    CatalogueError,
+    Mutant,
+    StaleMutant,
+    load_catalogue,
+    materialise,
+)
+from harness.mutation.runner import judge
+from harness.report import SuiteReport, TestRecord
+
+
+def make_tree(root: Path) -> Path:
+    (root / "fixtures" / "pling").mkdir(parents=True)
+    (root / "fixtures" / "pling" / "policy.js").write_text("return 'ask-always';\n")
+    (root / "tutorials" / "t" / "checks").mkdir(parents=True)
+    (root / "tutorials" / "t" / "checks" / "test_x.py").write_text("# checks are not served\n")
+    return root
+
+
+def mutant(**overrides: object) -> Mutant:
+    fields: dict[str, object] = {
+        "name": "danger-asks-once",
+        "description": "danger resolves to ask",
+        "file": "fixtures/pling/policy.js",
+        "original": "'ask-always'",
+        "replacement": "'ask'",
+        "expected": ["ask_always_never_granted"],
+    }
+    fields.update(overrides)
+    return Mutant.model_validate(fields)
+
+
+def test_materialise_applies_mutant_to_copy_only(tmp_path: Path) -> None:
+    source = make_tree(tmp_path / "src")
+    dest = materialise(mutant(), source_root=source, dest_root=tmp_path / "dest")
+    assert (dest / "fixtures/pling/policy.js").read_text() == "return 'ask';\n"
+    assert (source / "fixtures/pling/policy.js").read_text() == "return 'ask-always';\n"
+    assert not (dest / "tutorials/t/checks").exists()
+
+
+def test_materialise_missing_original_raises_stale(tmp_path: Path) -> None:
+    source = make_tree(tmp_path / "src")
+    with pytest.raises(StaleMutant, match="no longer found"):
+        materialise(mutant(original="'never-there'"), source_root=source, dest_root=tmp_path / "d")
+
+
+def test_materialise_ambiguous_original_raises_stale(tmp_path: Path) -> None:
+    source = make_tree(tmp_path / "src")
+    (source / "fixtures/pling/policy.js").write_text("'ask-always' 'ask-always'\n")
+    with pytest.raises(StaleMutant, match="occurs 2 times"):
+        materialise(mutant(), source_root=source, dest_root=tmp_path / "d")
+
+
+def test_mutant_outside_served_dirs_is_rejected() -> None:
+    with pytest.raises(ValueError, match="relative path under fixtures"):
+        mutant(file="harness/guarantees.py")
+
+
+def test_load_catalogue_invalid_field_names_file_and_field(tmp_path: Path) -> None:
+    path = tmp_path / "mutants.json"
+    path.write_text(json.dumps({"tutorial": "t", "mutants": [{"name": "x"}]}))
+    with pytest.raises(CatalogueError, match=r"mutants\.json: mutants\.0\.description"):
+        load_catalogue(path)
+
+
+def test_load_catalogue_unknown_key_is_rejected(tmp_path: Path) -> None:
+    path = tmp_path / "mutants.json"
+    entry = mutant().model_dump() | {"skip": True}
+    path.write_text(json.dumps({"tutorial": "t", "mutants": [entry]}))
+    with pytest.raises(CatalogueError, match="skip"):
+        load_catalogue(path)
+
+
+def record(outcome: str, *guarantees: str) -> TestRecord:
+    return TestRecord.model_validate(
+        {"nodeid": "t::x", "guarantees": guarantees, "outcome": outcome, "locale": "en"}
+    )
+
+
+def test_judge_expected_guarantee_failed_is_killed() -> None:
+    report = SuiteReport(tests=[record("failed", "ask_always_never_granted"), record("passed", "x")])
+    assert judge(mutant(), report).verdict == "killed"
+
+
+def test_judge_only_unrelated_failure_is_misattributed() -> None:
+    report = SuiteReport(tests=[record("failed", "bilingual_copy")])
+    assert judge(mutant(), report).verdict == "misattributed"
+
+
+def test_judge_crash_in_expected_check_does_not_count() -> None:
+    report = SuiteReport(tests=[record("error", "ask_always_never_granted")])
+    assert judge(mutant(), report).verdict == "misattributed"
+
+
+def test_judge_all_passing_is_survived() -> None:
+    report = SuiteReport(tests=[record("passed", "ask_always_never_granted")])
+    assert judge(mutant(), report).verdict == "survived"
