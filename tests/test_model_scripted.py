@@ -209,8 +209,12 @@ def test_scripted_success_prefers_server_data_over_call_arguments(model: Scripte
         ("publish_changes", "HANDOFF_FAILED", "zh", "尚未发布"),
         ("save_workspace_name", "RUN_FAILED", "en", "It failed, and nothing changed."),
         ("archive_workspace", "RUN_FAILED", "zh", "操作失败，没有任何更改。"),  # noqa: RUF001
-        ("archive_workspace", "UNKNOWN_ACTION", "en", "I could not do that (UNKNOWN_ACTION)."),
-        ("save_workspace_name", "INVALID_PARAMS", "zh", "无法完成该操作（INVALID_PARAMS）。"),  # noqa: RUF001
+        ("archive_workspace", "UNKNOWN_ACTION", "en", "does not offer that action"),
+        ("save_workspace_name", "INVALID_PARAMS", "zh", "请求参数有误"),
+        ("archive_workspace", "UNAVAILABLE", "en", "not available right now"),
+        ("archive_workspace", "LOOP_LIMIT", "zh", "步骤太多"),
+        ("archive_workspace", "NEW_CODE_NOBODY_KNOWS", "en",
+         "I could not do that (NEW_CODE_NOBODY_KNOWS)."),
     ],
 )
 def test_scripted_failure_result_answers_what_happened(
