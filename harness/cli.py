@@ -135,7 +135,8 @@ def run_mutate(args: argparse.Namespace) -> int:
         catalogue = catalogue.model_copy(
             update={"mutants": tuple(m for m in catalogue.mutants if m.name in args.only)})
     invocation = SuiteInvocation(tutorial_id=tutorial.id)
-    declared = collect_guarantees(invocation)
+    also_run = sorted({path for mutant in catalogue.mutants for path in mutant.also_run})
+    declared = collect_guarantees(invocation, also_run=also_run)
     print(f"Running {len(catalogue.mutants)} mutants of {tutorial.short_id}, "
           f"{args.jobs} at a time...", flush=True)
     run = run_catalogue(catalogue, invocation, jobs=args.jobs, declared_guarantees=declared,

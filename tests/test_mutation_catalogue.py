@@ -23,6 +23,8 @@ def make_tree(root: Path) -> Path:
     (root / "fixtures" / "pling" / "policy.js").write_text("return 'ask-always';\n")
     (root / "tutorials" / "t" / "checks").mkdir(parents=True)
     (root / "tutorials" / "t" / "checks" / "test_x.py").write_text("# checks are not served\n")
+    (root / "harness" / "server").mkdir(parents=True)
+    (root / "harness" / "server" / "gateway.py").write_text("ORIGIN_CHECK = True\n")
     return root
 
 
@@ -60,9 +62,17 @@ def test_materialise_ambiguous_original_raises_stale(tmp_path: Path) -> None:
         materialise(mutant(), source_root=source, dest_root=tmp_path / "d")
 
 
-def test_mutant_outside_served_dirs_is_rejected() -> None:
-    with pytest.raises(ValueError, match="relative path under fixtures"):
+def test_mutant_outside_system_under_test_is_rejected() -> None:
+    with pytest.raises(ValueError, match="relative path under fixtures/"):
         mutant(file="harness/guarantees.py")
+
+
+def test_materialise_server_mutant_changes_the_copied_harness_only(tmp_path: Path) -> None:
+    source = make_tree(tmp_path / "src")
+    server_mutant = mutant(file="harness/server/gateway.py", original="True", replacement="False")
+    dest = materialise(server_mutant, source_root=source, dest_root=tmp_path / "dest")
+    assert (dest / "harness/server/gateway.py").read_text() == "ORIGIN_CHECK = False\n"
+    assert (source / "harness/server/gateway.py").read_text() == "ORIGIN_CHECK = True\n"
 
 
 def test_load_catalogue_invalid_field_names_file_and_field(tmp_path: Path) -> None:

@@ -9,9 +9,17 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from harness.paths import FIXTURES_DIR_NAME, TUTORIALS_DIR_NAME
 
-# Only what the fixture server serves may be mutated; the checks themselves never are.
-MUTABLE_TOP_DIRS = (FIXTURES_DIR_NAME, TUTORIALS_DIR_NAME)
-# Copied into every mutant's root; check suites and caches stay behind.
+# The system under test may be mutated: what the fixture server serves, and the server and
+# model gateway themselves. The checks and the harness's assertions never are.
+MUTABLE_PREFIXES = (
+    f"{FIXTURES_DIR_NAME}/",
+    f"{TUTORIALS_DIR_NAME}/",
+    "harness/server/",
+    "harness/model/",
+)
+# Copied into every mutant's root (the harness too, so a server mutant is what gets imported);
+# check suites and caches stay behind.
+COPIED_TOP_DIRS = (FIXTURES_DIR_NAME, TUTORIALS_DIR_NAME, "harness")
 COPY_IGNORE = shutil.ignore_patterns("__pycache__", "checks", "*.pyc")
 
 
@@ -45,14 +53,25 @@ class Mutant(BaseModel):
     """Guarantee names (as in @pytest.mark.guarantee) that must catch this mutant."""
     locales: tuple[str, ...] = ("en",)
     """Locales to run the checks in; one is enough unless the bug is locale-specific."""
+    also_run: tuple[str, ...] = ()
+    """Test files of the harness's own suite (tests/...) to run beside the check suite."""
+
+    @field_validator("also_run")
+    @classmethod
+    def _also_run_is_under_tests(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        for entry in value:
+            path = PurePosixPath(entry)
+            if path.is_absolute() or ".." in path.parts or path.parts[0] != "tests":
+                raise ValueError(f"must be test files under tests/. Current input: {entry!r}")
+        return value
 
     @field_validator("file")
     @classmethod
     def _file_is_served_content(cls, value: str) -> str:
         path = PurePosixPath(value)
-        if path.is_absolute() or ".." in path.parts or path.parts[0] not in MUTABLE_TOP_DIRS:
+        if path.is_absolute() or ".." in path.parts or not value.startswith(MUTABLE_PREFIXES):
             raise ValueError(
-                f"must be a relative path under {' or '.join(MUTABLE_TOP_DIRS)}/. "
+                f"must be a relative path under {', '.join(MUTABLE_PREFIXES)}. "
                 f"Current input: {value!r}"
             )
         return value
@@ -112,7 +131,7 @@ def materialise(mutant: Mutant | None, *, source_root: Path, dest_root: Path) ->
 
     The source tree is only read: mutants never touch the real files.
     """
-    for top in MUTABLE_TOP_DIRS:
+    for top in COPIED_TOP_DIRS:
         shutil.copytree(source_root / top, dest_root / top, ignore=COPY_IGNORE)
     if mutant is not None:
         check_fresh(mutant, source_root)

@@ -89,9 +89,13 @@ class SuiteInvocation:
     def checks_dir(self) -> Path:
         return self.source_root / TUTORIALS_DIR_NAME / self.tutorial_id / "checks"
 
-    def command(self, *, served_root: Path, report: Path, locales: Sequence[str]) -> list[str]:
+    def command(self, *, served_root: Path, report: Path, locales: Sequence[str],
+                also_run: Sequence[str] = ()) -> list[str]:
+        """pytest, importing `harness` from `served_root` (a mutant's copy holds one too)."""
+        launcher = served_root / "harness" / "mutation" / "launch.py"
         command = [
-            sys.executable, "-m", "pytest", str(self.checks_dir),
+            sys.executable, str(launcher), str(self.checks_dir),
+            *(str(self.source_root / path) for path in also_run),
             "--rootdir", str(self.source_root),
             "--pling-root", str(served_root),
             "--pling-report", str(report),
@@ -104,10 +108,11 @@ class SuiteInvocation:
 
 
 def run_suite(invocation: SuiteInvocation, *, served_root: Path, locales: Sequence[str],
-              workdir: Path) -> SuiteReport:
+              workdir: Path, also_run: Sequence[str] = ()) -> SuiteReport:
     """Run the checks against `served_root`; the report says what each test did."""
     report_path = workdir / "report.json"
-    command = invocation.command(served_root=served_root, report=report_path, locales=locales)
+    command = invocation.command(served_root=served_root, report=report_path, locales=locales,
+                                 also_run=also_run)
     completed = subprocess.run(
         command,
         cwd=invocation.source_root,
@@ -136,7 +141,7 @@ def run_mutant(mutant: Mutant, invocation: SuiteInvocation) -> MutantResult:
                                   dest_root=workdir / "root")
         try:
             report = run_suite(invocation, served_root=served_root, locales=mutant.locales,
-                               workdir=workdir)
+                               workdir=workdir, also_run=mutant.also_run)
         except (RuntimeError, subprocess.TimeoutExpired) as error:
             return MutantResult(mutant=mutant, verdict="broken", detail=str(error))
     return judge(mutant, report)
@@ -164,12 +169,13 @@ def run_catalogue(
     return run
 
 
-def collect_guarantees(invocation: SuiteInvocation) -> frozenset[str]:
+def collect_guarantees(invocation: SuiteInvocation,
+                       also_run: Sequence[str] = ()) -> frozenset[str]:
     """Every guarantee name the check suite declares, from a collect-only run's report."""
     with tempfile.TemporaryDirectory(prefix="pling-collect-") as scratch:
         report_path = Path(scratch) / "report.json"
         command = invocation.command(served_root=invocation.source_root, report=report_path,
-                                     locales=())
+                                     locales=(), also_run=also_run)
         subprocess.run(command + ["--collect-only"], cwd=invocation.source_root,
                        capture_output=True, text=True, check=False, timeout=300)
         if not report_path.exists():
