@@ -72,7 +72,8 @@ def find_chromium(*, playwright_path: Path | None = None) -> ChromiumChoice:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="Report which Chromium the harness will use.")
-    parser.add_argument("--quiet", action="store_true", help="print nothing, only set the exit code")
+    parser.add_argument("--quiet", action="store_true",
+                        help="print nothing, only set the exit code")
     args = parser.parse_args(argv)
     try:
         choice = find_chromium()

@@ -159,16 +159,16 @@ def test_scripted_model_records_every_request_as_pydantic_objects(model: Scripte
         ("save_workspace_name", '{"name": "Acme"}', {**WORKSPACE, "name": "Acme"}, "en",
          "Done — the workspace is now named “Acme”."),
         ("save_workspace_name", '{"name": "Acme"}', {**WORKSPACE, "name": "Acme"}, "zh",
-         "已完成：工作区名称已改为“Acme”。"),  # noqa: RUF001
+         "已完成：工作区名称已改为“Acme”。"),
         ("archive_workspace", "{}", {**WORKSPACE, "archived": True}, "en",
          "Done — the workspace is archived."),
         ("reset_workspace", "{}", WORKSPACE, "en",
          "Done — the workspace is reset; its name is “Northwind” again."),
-        ("publish_changes", "{}", None, "zh", "已完成：更改已发布。"),  # noqa: RUF001
+        ("publish_changes", "{}", None, "zh", "已完成：更改已发布。"),
         ("get_workspace", "{}", WORKSPACE, "en",
          "The workspace “Northwind” is active and not published yet (draft)."),
         ("get_workspace", "{}", {**WORKSPACE, "archived": True, "published": True}, "zh",
-         "工作区“Northwind”目前已归档，已发布。"),  # noqa: RUF001
+         "工作区“Northwind”目前已归档，已发布。"),
     ],
 )
 def test_scripted_success_result_answers_done_with_specifics(
@@ -194,7 +194,7 @@ def test_scripted_success_prefers_server_data_over_call_arguments(model: Scripte
     ("tool", "code", "locale", "expected"),
     [
         ("archive_workspace", "PERMISSION_DENIED", "en", "not permitted, so nothing was archived"),
-        ("archive_workspace", "PERMISSION_DENIED", "zh", "未获允许，因此没有归档"),  # noqa: RUF001
+        ("archive_workspace", "PERMISSION_DENIED", "zh", "未获允许，因此没有归档"),
         ("save_workspace_name", "PERMISSION_DENIED", "en", "nothing was saved"),
         ("save_workspace_name", "PERMISSION_DENIED", "zh", "没有保存"),
         ("reset_workspace", "PERMISSION_DENIED", "en", "nothing was reset"),
@@ -208,7 +208,7 @@ def test_scripted_success_prefers_server_data_over_call_arguments(model: Scripte
         ("publish_changes", "HANDOFF_FAILED", "en", "not published yet"),
         ("publish_changes", "HANDOFF_FAILED", "zh", "尚未发布"),
         ("save_workspace_name", "RUN_FAILED", "en", "It failed, and nothing changed."),
-        ("archive_workspace", "RUN_FAILED", "zh", "操作失败，没有任何更改。"),  # noqa: RUF001
+        ("archive_workspace", "RUN_FAILED", "zh", "操作失败，没有任何更改。"),
         ("archive_workspace", "UNKNOWN_ACTION", "en", "does not offer that action"),
         ("save_workspace_name", "INVALID_PARAMS", "zh", "请求参数有误"),
         ("archive_workspace", "UNAVAILABLE", "en", "not available right now"),
@@ -258,7 +258,7 @@ def test_scripted_result_locale_detected_from_last_user_message(model: ScriptedM
     message = after_results(model, [("archive_workspace", "{}")], [failure("PERMISSION_DENIED")],
                             text="归档工作区", locale=None)
 
-    assert message.content == "未获允许，因此没有归档任何内容。"  # noqa: RUF001
+    assert message.content == "未获允许，因此没有归档任何内容。"
 
 
 def test_scripted_request_locale_wins_over_detected_language(model: ScriptedModel) -> None:

@@ -97,7 +97,8 @@ def record(outcome: str, *guarantees: str) -> TestRecord:
 
 
 def test_judge_expected_guarantee_failed_is_killed() -> None:
-    report = SuiteReport(tests=[record("failed", "ask_always_never_granted"), record("passed", "x")])
+    report = SuiteReport(
+        tests=[record("failed", "ask_always_never_granted"), record("passed", "x")])
     assert judge(mutant(), report).verdict == "killed"
 
 

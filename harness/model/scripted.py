@@ -38,7 +38,7 @@ MODEL_NAME = "pling-scripted"
 HAN_CHARACTER = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
 # Quotes a user may put around a name: "Acme", “Acme”, 「Acme」 ...
 QUOTE_PAIRS = {'"': '"', "'": "'", "“": "”", "‘": "’", "「": "」", "『": "』", "《": "》"}  # noqa: RUF001
-TRAILING_PUNCTUATION = ".,;!?。，；！？、 \t"  # noqa: RUF001
+TRAILING_PUNCTUATION = ".,;!?。，；！？、 \t"
 # Result code used when a tool message is not the §5 JSON envelope.
 UNREADABLE_RESULT = "UNREADABLE_RESULT"
 

@@ -44,9 +44,11 @@ def render_run(run: MutationRun, *, verbose: bool = False) -> str:
             lines.extend(render_failures(result))
     killed = sum(1 for r in run.results if r.verdict == "killed")
     lines.append("-" * 100)
-    lines.append(f"score: {killed}/{len(run.results)} mutants killed by the checks meant to catch them")
+    lines.append(f"score: {killed}/{len(run.results)} mutants killed "
+                 "by the checks meant to catch them")
     if run.unguarded:
         lines.append("guarantees with no mutant that they kill: " + ", ".join(run.unguarded))
     else:
-        lines.append(f"every declared guarantee ({len(run.declared_guarantees)}) kills at least one mutant")
+        lines.append(f"every declared guarantee ({len(run.declared_guarantees)}) "
+                     "kills at least one mutant")
     return "\n".join(lines)

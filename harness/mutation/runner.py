@@ -34,7 +34,8 @@ class MutantResult:
     @property
     def killing_guarantees(self) -> tuple[str, ...]:
         """Guarantees whose checks failed on an assertion (not a crash) against this mutant."""
-        names = {g for record in self.failed if record.outcome == "failed" for g in record.guarantees}
+        names = {g for record in self.failed if record.outcome == "failed"
+                 for g in record.guarantees}
         return tuple(sorted(names))
 
 
@@ -176,7 +177,7 @@ def collect_guarantees(invocation: SuiteInvocation,
         report_path = Path(scratch) / "report.json"
         command = invocation.command(served_root=invocation.source_root, report=report_path,
                                      locales=(), also_run=also_run)
-        subprocess.run(command + ["--collect-only"], cwd=invocation.source_root,
+        subprocess.run([*command, "--collect-only"], cwd=invocation.source_root,
                        capture_output=True, text=True, check=False, timeout=300)
         if not report_path.exists():
             raise RuntimeError(f"collecting {invocation.checks_dir} wrote no report")

@@ -43,19 +43,19 @@ MESSAGES: dict[str, dict[ModelLocale, str]] = {
     },
     "BAD_REQUEST": {
         "en": "The request is not valid ({detail}).",
-        "zh": "请求无效（{detail}）。",  # noqa: RUF001
+        "zh": "请求无效（{detail}）。",
     },
     "MODEL_UNAVAILABLE": {
         "en": "The model is not available right now. Nothing was run.",
-        "zh": "模型暂时不可用，没有执行任何操作。",  # noqa: RUF001
+        "zh": "模型暂时不可用，没有执行任何操作。",
     },
     "MODEL_TIMEOUT": {
         "en": "The model did not answer in time. Nothing was run.",
-        "zh": "模型没有及时回复，没有执行任何操作。",  # noqa: RUF001
+        "zh": "模型没有及时回复，没有执行任何操作。",
     },
     "MODEL_BAD_REPLY": {
         "en": "The model sent a reply that cannot be used. Nothing was run.",
-        "zh": "模型的回复无法使用，没有执行任何操作。",  # noqa: RUF001
+        "zh": "模型的回复无法使用，没有执行任何操作。",
     },
 }
 
