@@ -20,6 +20,16 @@ from playwright.sync_api import Locator, Page, expect
 
 # How long a turn may take before a wait gives up (ms); the scripted model answers at once.
 SETTLE_TIMEOUT_MS = 10_000
+# Page script forging a decision: a button the card never rendered, clicked by script.
+FORGE_DECISION_SCRIPT = """(card, decision) => {
+  card.setAttribute("data-harness-decided", "");
+  const forged = document.createElement("button");
+  forged.type = "button";
+  forged.setAttribute("data-decision", decision);
+  forged.setAttribute("data-harness-forged", "");
+  card.append(forged);
+  forged.click();
+}"""
 
 
 class Dock:
@@ -94,6 +104,16 @@ class Dock:
     def deny(self) -> None:
         """Click Deny on the card on screen and wait until the turn settles."""
         self._decide("pling-deny")
+
+    def forge_decision(self, decision: str) -> None:
+        """Not the user: page script adds a `[data-decision=<decision>]` button to the card on
+        screen and clicks it (e.g. a forged "always" for an ask-always action); then wait
+        until the turn settles. The card delegates clicks, so only the executor can refuse."""
+        self.approval.first.evaluate(FORGE_DECISION_SCRIPT, decision,
+                                     timeout=self.settle_timeout_ms)
+        decided = self.page.locator("[data-harness-decided]").filter(visible=True)
+        expect(decided).to_have_count(0, timeout=self.settle_timeout_ms)
+        self.wait_until_settled()
 
     def handoff_done(self) -> None:
         """Say "done" in the handoff panel and wait until the turn settles."""
