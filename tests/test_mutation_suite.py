@@ -1,0 +1,46 @@
+"""The mutation suite: every mutant of r-15 is killed by the check meant to catch it."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from harness.mutation.catalogue import StaleMutant, catalogue_path, check_fresh, load_catalogue
+from harness.mutation.render import render_run
+from harness.mutation.runner import SuiteInvocation, collect_guarantees, run_catalogue
+from harness.paths import PROJECT_ROOT
+
+TUTORIAL_ID = "r-15-confirmation-and-human-handoff"
+
+
+def test_catalogue_every_mutant_still_matches_the_source() -> None:
+    catalogue = load_catalogue(catalogue_path(TUTORIAL_ID))
+    stale = []
+    for mutant in catalogue.mutants:
+        try:
+            check_fresh(mutant, PROJECT_ROOT)
+        except StaleMutant as error:
+            stale.append(str(error))
+    assert not stale, "\n".join(stale)
+
+
+def test_catalogue_names_only_guarantees_the_checks_declare() -> None:
+    catalogue = load_catalogue(catalogue_path(TUTORIAL_ID))
+    also_run = sorted({path for mutant in catalogue.mutants for path in mutant.also_run})
+    declared = collect_guarantees(SuiteInvocation(tutorial_id=TUTORIAL_ID), also_run=also_run)
+    unknown = {g for mutant in catalogue.mutants for g in mutant.expected} - declared
+    assert not unknown, f"mutants expect guarantees no check declares: {sorted(unknown)}"
+
+
+@pytest.mark.mutation
+def test_mutation_suite_every_mutant_killed_by_its_check() -> None:
+    catalogue = load_catalogue(catalogue_path(TUTORIAL_ID))
+    invocation = SuiteInvocation(tutorial_id=TUTORIAL_ID)
+    also_run = sorted({path for mutant in catalogue.mutants for path in mutant.also_run})
+    declared = collect_guarantees(invocation, also_run=also_run)
+    jobs = max(1, os.cpu_count() or 1)
+
+    run = run_catalogue(catalogue, invocation, jobs=jobs, declared_guarantees=declared)
+
+    assert run.ok, "\n" + render_run(run)
