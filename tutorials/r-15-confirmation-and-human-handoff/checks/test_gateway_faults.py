@@ -1,0 +1,159 @@
+"""A failing model provider and a failing business API, seen from the page: a clear localised
+error, nothing run or changed, no silent retry, and the next request works.
+
+The server here talks to a real OpenAI-compatible upstream over HTTP (harness.fake_upstream),
+started by the test on 127.0.0.1; when no fault is queued it answers like the scripted model.
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+import threading
+from collections.abc import Callable, Iterator
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from harness import guarantees
+from harness.dock import Dock
+from harness.fake_upstream import Answer, Behaviour, Fail, FakeUpstream, HangUp, Malformed, Stall
+from harness.model_handle import ModelHandle
+from harness.pytest_plugin import pling_root
+from harness.serve import TutorialServer
+from harness.server.state import INITIAL_WORKSPACE
+from harness.texts import Words
+from harness.timeline import Timeline
+from harness.tutorials import TutorialError, load_tutorial
+
+Say = Callable[[str], str]
+
+# The gateway's timeout towards the upstream. A real network timeout: long enough that a
+# healthy local answer is never cut off on a busy machine, short enough for a quick test.
+GATEWAY_TIMEOUT_SECONDS = 1.0
+SAVE, READ = "save_workspace_name", "get_workspace"
+
+
+@pytest.fixture
+def upstream(tutorial_id: str, pytestconfig: pytest.Config) -> Iterator[FakeUpstream]:
+    """An OpenAI-compatible upstream on 127.0.0.1 answering like the tutorial's scripted model
+    unless a test queues a fault."""
+    root = pling_root(pytestconfig)
+    try:
+        tutorial = load_tutorial(tutorial_id, root)
+    except TutorialError as error:
+        pytest.fail(str(error), pytrace=False)
+    with FakeUpstream.answering_like(tutorial, root) as fake:
+        yield fake
+
+
+@pytest.fixture
+def tutorial_server(upstream: FakeUpstream, tutorial_id: str,
+                    pytestconfig: pytest.Config) -> Iterator[TutorialServer]:
+    """The fixture server with the OpenAI-compatible provider pointed at `upstream`."""
+    environ = upstream.environ(api_key=f"test-{secrets.token_hex(16)}",
+                               timeout=GATEWAY_TIMEOUT_SECONDS)
+    with TutorialServer(tutorial=tutorial_id, root=pling_root(pytestconfig),
+                        environ=environ) as server:
+        yield server
+
+
+@pytest.fixture
+def words(tutorial_server: TutorialServer, locale: str) -> Words:
+    """The exact texts the page should show in this locale, from the served copy files."""
+    return Words(tutorial_server.root, tutorial_server.tutorial, locale)
+
+
+# Each provider fault, what the gateway answers the page, and the dock's text for it.
+FAULTS: dict[str, tuple[Callable[[threading.Event], Behaviour], int, str]] = {
+    "error-500": (lambda _release: Fail(500), 502, "MODEL_UNAVAILABLE"),
+    "malformed-json": (lambda _release: Malformed(), 502, "MODEL_UNAVAILABLE"),
+    "not-a-completion": (lambda _release: Malformed('{"error": {"message": "overloaded"}}'),
+                         502, "MODEL_UNAVAILABLE"),
+    "connection-closed": (lambda _release: HangUp(), 502, "MODEL_UNAVAILABLE"),
+    "too-slow": (lambda release: Stall(release), 504, "MODEL_TIMEOUT"),
+    "empty-reply": (lambda _release: Answer({"content": None}), 502, "MODEL_BAD_REPLY"),
+}
+
+
+@pytest.mark.guarantee("gateway-faults")
+@pytest.mark.parametrize("fault", FAULTS.keys())
+def test_provider_fault_shows_a_localised_error_runs_nothing_and_the_next_request_works(
+    tutorial_page: Page, dock: Dock, timeline: Timeline, upstream: FakeUpstream,
+    words: Words, say: Say, fault: str,
+) -> None:
+    behaviour, status, code = FAULTS[fault]
+    release = threading.Event()
+    upstream.queue(behaviour(release))
+    before = timeline.mark()
+
+    try:
+        dock.ask(say("archive"))
+
+        error = dock.messages("error")
+        expect(error).to_have_text([words.runtime(f"gateway.{code}")])
+        expect(error).to_have_attribute("data-code", code)
+    finally:
+        release.set()  # let a stalled upstream go, whatever happened above
+    refused = timeline.server_records(before, kind="model.error")
+    assert [(r.status, (r.response or {}).get("code")) for r in refused] == [(status, code)]
+    # Asked once: neither the page nor the gateway tried again on their own.
+    assert len(timeline.page_model_requests(before)) == 1
+    assert len(upstream.received) == 1
+    assert timeline.shown("pling-approval", before) == []
+    assert timeline.shown("pling-handoff", before) == []
+    guarantees.no_business_request(timeline, since=before, guarantee="gateway-faults")
+    guarantees.state_unchanged(timeline, since=before, guarantee="gateway-faults")
+    # The user's words stay in the conversation.
+    expect(dock.messages("user")).to_have_text([say("archive")])
+
+    # The upstream answers properly again: the next request runs its action and gets a reply.
+    after = timeline.mark()
+    dock.ask(say("status"))
+    guarantees.model_received(timeline, action=READ, code="OK", since=after,
+                              guarantee="gateway-faults")
+    expect(dock.messages("assistant")).to_have_count(1)
+    expect(dock.messages("error")).to_have_count(1)
+    assert upstream.problems == []
+
+
+# A name that passes the page's schema (1..80 characters) but not the server, which trims it.
+BLANK_NAME = "   "
+
+
+@pytest.mark.guarantee("run-failure-reported")
+def test_business_failure_after_approval_is_reported_run_failed_never_success(
+    tutorial_page: Page, dock: Dock, timeline: Timeline, upstream: FakeUpstream,
+    tutorial_server: TutorialServer, words: Words, locale: str, say: Say,
+) -> None:
+    upstream.answer({"content": None, "tool_calls": [
+        {"id": "call_blank", "type": "function",
+         "function": {"name": SAVE, "arguments": json.dumps({"name": BLANK_NAME})}}]})
+    dock.ask(say("save"))
+    expect(dock.approval).to_have_attribute("data-action", SAVE)
+    before = timeline.mark()
+
+    dock.approve()
+
+    # Approval means "allowed to try": the server was asked, and refused.
+    tried = [(r.method, r.path, r.status) for r in timeline.server_business_records(before)]
+    assert tried == [("POST", "/api/workspace/name", 400)]
+    assert tutorial_server.state.snapshot() == INITIAL_WORKSPACE
+    guarantees.state_unchanged(timeline, since=before, guarantee="run-failure-reported")
+
+    refusal = words.copy["message.invalid_name"]
+    message = words.runtime("error.RUN_FAILED", action=words.desc(SAVE), detail=refusal)
+    [result] = [r for r in timeline.tool_results(before) if r.call_id == "call_blank"]
+    assert result.envelope == {"ok": False, "code": "RUN_FAILED", "message": message}
+    notice = dock.messages("notice")
+    expect(notice).to_have_text([message])
+    expect(notice).to_have_attribute("data-code", "RUN_FAILED")
+    page_message = tutorial_page.get_by_test_id("workspace-message")
+    expect(page_message).to_have_text(refusal)
+    expect(page_message).to_have_attribute("data-tone", "error")
+    expect(tutorial_page.get_by_test_id("workspace-name-display")).to_have_text(
+        INITIAL_WORKSPACE.name)
+    assert upstream.fallback is not None
+    guarantees.no_success_claim(
+        timeline, guarantee="run-failure-reported",
+        success_phrases=ModelHandle(upstream.fallback).success_phrases(SAVE, locale))
