@@ -134,7 +134,7 @@ def run_mutate(args: argparse.Namespace) -> int:
                              "see harness/mutation/catalogues/ for the names")
         catalogue = catalogue.model_copy(
             update={"mutants": tuple(m for m in catalogue.mutants if m.name in args.only)})
-    invocation = SuiteInvocation(tutorial_id=tutorial.id)
+    invocation = SuiteInvocation(tutorial_id=tutorial.id, focused=args.focused)
     also_run = sorted({path for mutant in catalogue.mutants for path in mutant.also_run})
     declared = collect_guarantees(invocation, also_run=also_run)
     print(f"Running {len(catalogue.mutants)} mutants of {tutorial.short_id}, "
@@ -165,6 +165,9 @@ def add_mutate_command(subparsers: SubParsers) -> None:
     parser.add_argument("--only", nargs="+", metavar="NAME", help="run only these mutants")
     parser.add_argument("--verbose", action="store_true",
                         help="list the failing checks of killed mutants too")
+    parser.add_argument("--focused", action="store_true",
+                        help="run only the checks of each mutant's expected guarantees "
+                        "(much faster; kills by other checks are then not seen)")
     parser.set_defaults(handler=run_mutate)
 
 

@@ -68,6 +68,11 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="run the checks in this locale only (default: every locale)",
     )
     group.addoption(
+        "--pling-guarantee", metavar="NAME", action="append", default=None,
+        help="run only the checks marked with this guarantee (repeatable); "
+             "the mutation runner's focused mode uses it",
+    )
+    group.addoption(
         "--pling-report", metavar="PATH", default=None,
         help="write a JSON report: each test's locale, guarantees, outcome and failure",
     )
@@ -123,7 +128,12 @@ def _argnames(marker: pytest.Mark) -> list[str]:
     return list(names)
 
 
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    wanted = config.getoption("--pling-guarantee")
+    if wanted:
+        keep = [item for item in items if set(guarantees_of(item)) & set(wanted)]
+        config.hook.pytest_deselected(items=[item for item in items if item not in keep])
+        items[:] = keep
     # As user properties, so they travel with every report (pytest-xdist, --junitxml).
     for item in items:
         locale = locale_of(item)
