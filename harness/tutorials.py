@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Annotated, Self
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from harness.datafile import load_json_model
 from harness.paths import FIXTURES_DIR_NAME, PROJECT_ROOT, TUTORIALS_DIR_NAME
 
 TUTORIAL_FILE_NAME = "tutorial.json"
@@ -70,31 +70,9 @@ class Tutorial(BaseModel):
         return f"{base_url.rstrip('/')}/?lang={locale or self.default_locale}"
 
 
-def describe_validation_error(error: ValidationError) -> str:
-    """'field a.b: message' for each problem pydantic found, joined on one line."""
-    problems = []
-    for detail in error.errors():
-        where = ".".join(str(part) for part in detail["loc"]) or "(top level)"
-        problems.append(f"field {where}: {detail['msg']}")
-    return "; ".join(problems)
-
-
 def read_tutorial_file(path: Path) -> Tutorial:
     """Parse one tutorial.json; every failure is a TutorialError naming the file (and field)."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as error:
-        raise TutorialError(f"{path}: cannot be read ({error.strerror})") from error
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as error:
-        raise TutorialError(
-            f"{path}: not valid JSON (line {error.lineno}, column {error.colno}: {error.msg})"
-        ) from error
-    try:
-        tutorial = Tutorial.model_validate(data)
-    except ValidationError as error:
-        raise TutorialError(f"{path}: {describe_validation_error(error)}") from error
+    tutorial = load_json_model(path, Tutorial, TutorialError)
     # The copy and model rules are found by id, so the folder must carry the id.
     if path.parent.name != tutorial.id:
         raise TutorialError(

@@ -78,7 +78,7 @@ def test_materialise_server_mutant_changes_the_copied_harness_only(tmp_path: Pat
 def test_load_catalogue_invalid_field_names_file_and_field(tmp_path: Path) -> None:
     path = tmp_path / "mutants.json"
     path.write_text(json.dumps({"tutorial": "t", "mutants": [{"name": "x"}]}))
-    with pytest.raises(CatalogueError, match=r"mutants\.json: mutants\.0\.description"):
+    with pytest.raises(CatalogueError, match=r"mutants\.json: field mutants\.0\.description"):
         load_catalogue(path)
 
 

@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-import json
 import re
 import string
 from pathlib import Path
 from typing import Self
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from harness.datafile import load_json_model
 from harness.model.wire import ModelLocale
 
 
@@ -108,22 +108,4 @@ class ModelRules(RulesModel):
 
 def load_rules(path: Path) -> ModelRules:
     """Read and validate a rules file; every failure names the file and the field."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as error:
-        raise RulesError(f"{path}: cannot be read ({error.strerror})") from error
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as error:
-        raise RulesError(
-            f"{path}: not valid JSON (line {error.lineno}, column {error.colno}: {error.msg})"
-        ) from error
-    try:
-        return ModelRules.model_validate(data)
-    except ValidationError as error:
-        problems = "; ".join(
-            f"field {'.'.join(str(part) for part in detail['loc']) or '(top level)'}: "
-            f"{detail['msg']}"
-            for detail in error.errors()
-        )
-        raise RulesError(f"{path}: {problems}") from error
+    return load_json_model(path, ModelRules, RulesError)

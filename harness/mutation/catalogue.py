@@ -5,8 +5,9 @@ from __future__ import annotations
 import shutil
 from pathlib import Path, PurePosixPath
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from harness.datafile import load_json_model
 from harness.paths import FIXTURES_DIR_NAME, TUTORIALS_DIR_NAME
 
 # The system under test may be mutated: what the fixture server serves, and the server and
@@ -100,16 +101,7 @@ class Catalogue(BaseModel):
 
 def load_catalogue(path: Path) -> Catalogue:
     """Read and validate a catalogue file, naming the file and field on error."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as error:
-        raise CatalogueError(f"{path}: cannot read mutant catalogue ({error.strerror})") from error
-    try:
-        return Catalogue.model_validate_json(text)
-    except ValidationError as error:
-        first = error.errors()[0]
-        where = ".".join(str(part) for part in first["loc"]) or "(top level)"
-        raise CatalogueError(f"{path}: {where}: {first['msg']}") from error
+    return load_json_model(path, Catalogue, CatalogueError)
 
 
 def check_fresh(mutant: Mutant, source_root: Path) -> None:
