@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from typing import Any
 
 import httpx
@@ -50,29 +49,10 @@ class FixedProvider:
         return ChatCompletion.of(self.answer, id="fixed", model="fixed")
 
 
-@pytest.fixture(scope="module")
-def running_server() -> Iterator[TutorialServer]:
-    with TutorialServer(tutorial="r-15", environ={}) as server:
-        yield server
-
-
-@pytest.fixture
-def server(running_server: TutorialServer) -> TutorialServer:
-    """The module's server, reset to a fresh state for this test."""
-    running_server.reset()
-    return running_server
-
-
 @pytest.fixture
 def model(server: TutorialServer) -> ScriptedModel:
     assert server.model is not None
     return server.model
-
-
-@pytest.fixture
-def client(server: TutorialServer) -> Iterator[httpx.Client]:
-    with httpx.Client(base_url=server.url) as client:
-        yield client
 
 
 def serve_with(provider: FixedProvider) -> TutorialServer:

@@ -2,31 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import httpx
 import pytest
 
 from harness.serve import TutorialServer
-
-
-@pytest.fixture(scope="module")
-def running_server() -> Iterator[TutorialServer]:
-    with TutorialServer(tutorial="r-15", environ={}) as server:
-        yield server
-
-
-@pytest.fixture
-def server(running_server: TutorialServer) -> TutorialServer:
-    """The module's server, reset to a fresh state for this test."""
-    running_server.reset()
-    return running_server
-
-
-@pytest.fixture
-def client(server: TutorialServer) -> Iterator[httpx.Client]:
-    with httpx.Client(base_url=server.url) as client:
-        yield client
 
 
 def test_testbed_run_counts_calls_per_action(client: httpx.Client) -> None:

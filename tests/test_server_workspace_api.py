@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import httpx
 import pytest
 
@@ -11,25 +9,6 @@ from harness.serve import TutorialServer
 from harness.server.state import INITIAL_WORKSPACE
 
 INITIAL = {"name": "Northwind", "archived": False, "published": False}
-
-
-@pytest.fixture(scope="module")
-def running_server() -> Iterator[TutorialServer]:
-    with TutorialServer(tutorial="r-15", environ={}) as server:
-        yield server
-
-
-@pytest.fixture
-def server(running_server: TutorialServer) -> TutorialServer:
-    """The module's server, reset to a fresh state for this test."""
-    running_server.reset()
-    return running_server
-
-
-@pytest.fixture
-def client(server: TutorialServer) -> Iterator[httpx.Client]:
-    with httpx.Client(base_url=server.url) as client:
-        yield client
 
 
 def test_get_workspace_fresh_server_returns_initial_state(client: httpx.Client) -> None:

@@ -1,0 +1,31 @@
+"""Shared fixtures for the server-level tests: one real server per module, reset per test."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import httpx
+import pytest
+
+from harness.serve import TutorialServer
+
+
+@pytest.fixture(scope="module")
+def running_server() -> Iterator[TutorialServer]:
+    """An r-15 fixture server with the scripted model (environment ignored), for one module."""
+    with TutorialServer(tutorial="r-15", environ={}) as server:
+        yield server
+
+
+@pytest.fixture
+def server(running_server: TutorialServer) -> TutorialServer:
+    """The module's server, reset to a fresh state for this test."""
+    running_server.reset()
+    return running_server
+
+
+@pytest.fixture
+def client(server: TutorialServer) -> Iterator[httpx.Client]:
+    """An HTTP client pointed at `server`."""
+    with httpx.Client(base_url=server.url) as client:
+        yield client
