@@ -1,0 +1,132 @@
+"""SPEC §9: the acceptance walk, its six steps in order in one dock session, per locale."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from harness import guarantees
+from harness.dock import Dock
+from harness.model.wire import ModelLocale
+from harness.model_handle import ModelHandle
+from harness.serve import TutorialServer
+from harness.server.state import INITIAL_WORKSPACE, PUBLISH_CODE
+from harness.timeline import Timeline
+
+Say = Callable[[str], str]
+# The name the "save" request (checks/conftest.py) asks for.
+SAVED_NAME = "Acme"
+
+
+def model_reply(model: ModelHandle, action: str, code: str, locale: str) -> str:
+    """The scripted model's words for `code` from `action` ("OK": its success, no fields)."""
+    rules = model.scripted.rules
+    replies = rules.replies.get(action)
+    language: ModelLocale = "zh" if locale == "zh" else "en"
+    if code == "OK":
+        return (replies.success if replies is not None else rules.done).text(language)
+    said = (replies.failures.get(code) if replies is not None else None) \
+        or rules.failures.get(code) or rules.other_failure
+    return said.text(language)
+
+
+def dock_notice(server: TutorialServer, locale: str, code: str, action: str) -> str:
+    """The dock's localised notice for a failed call of `action` (named by its page copy)."""
+    root = server.root
+    page_copy = json.loads((root / "tutorials" / server.tutorial.id / "copy" / f"{locale}.json")
+                           .read_text(encoding="utf-8"))
+    dock_copy = json.loads((root / "fixtures" / "pling" / "locales" / f"{locale}.json")
+                           .read_text(encoding="utf-8"))
+    template: str = dock_copy[f"error.{code}"]
+    return template.replace("{action}", page_copy[f"action.{action}"])
+
+
+@pytest.mark.guarantee("acceptance-walk")
+def test_acceptance_walk_six_steps_in_order(
+    tutorial_page: Page, dock: Dock, timeline: Timeline, model: ModelHandle,
+    tutorial_server: TutorialServer, say: Say, locale: str,
+) -> None:
+    page = tutorial_page
+    status = page.get_by_test_id("workspace-status")
+    code_field = page.get_by_test_id("verification-code")
+
+    # 1. Save the name: an approval appears first; after Allow the name is saved.
+    step = timeline.mark()
+    dock.ask(say("save"))
+    expect(dock.approval).to_have_attribute("data-action", "save_workspace_name")
+    guarantees.no_business_request(timeline, since=step, guarantee="acceptance-walk step 1")
+    assert tutorial_server.state.snapshot() == INITIAL_WORKSPACE
+    dock.approve()
+    guarantees.approval_before_side_effects(timeline, action="save_workspace_name", since=step)
+    guarantees.model_received(timeline, action="save_workspace_name", code="OK", since=step)
+    assert tutorial_server.state.snapshot().name == SAVED_NAME
+    expect(page.get_by_test_id("workspace-name-display")).to_have_text(SAVED_NAME)
+
+    # 2. Archive: it asks every time, with no "always allow".
+    step = timeline.mark()
+    dock.ask(say("archive"))
+    expect(dock.approval).to_have_attribute("data-policy", "ask-always")
+    expect(dock.approve_always_button).to_have_count(0)
+    dock.deny()
+    dock.ask(say("archive"))
+    expect(dock.approval).to_have_attribute("data-action", "archive_workspace")
+    guarantees.always_allow_never_offered(timeline, action="archive_workspace", since=step)
+    guarantees.prompted_for_every_call(timeline, action="archive_workspace", since=step)
+
+    # 3. Deny an archive: the assistant says it was not permitted, and claims nothing.
+    denied = timeline.mark()
+    dock.deny()
+    guarantees.denial_respected(
+        timeline, action="archive_workspace", since=denied,
+        success_phrases=model.success_phrases("archive_workspace", locale))
+    guarantees.no_silent_retry(timeline, since=denied)
+    expect(dock.messages("assistant").last).to_have_text(
+        model_reply(model, "archive_workspace", "PERMISSION_DENIED", locale))
+    expect(status).to_have_attribute("data-archived", "false")
+    assert not tutorial_server.state.snapshot().archived
+
+    # 4. Publish: handoff, the code field and then Publish highlighted, nothing filled in.
+    step = timeline.mark()
+    dock.ask(say("publish"))
+    guarantees.handoff_without_approval(timeline, action="publish_changes", since=step)
+    guarantees.handoff_shows_reason_and_steps(timeline, steps=2)
+    guarantees.highlight_covers_target(timeline, target="verification_code")
+    dock.handoff_next()
+    guarantees.highlight_covers_target(timeline, target="publish_changes")
+    dock.handoff_back()
+    expect(code_field).to_have_value("")
+    guarantees.no_writes_into_targets(timeline, since=step)
+
+    # 5. Cancel: the assistant says the step was not completed.
+    cancelled = timeline.mark()
+    dock.handoff_cancel()
+    guarantees.model_received(timeline, action="publish_changes", code="HANDOFF_CANCELLED",
+                              since=cancelled)
+    guarantees.no_silent_retry(timeline, since=cancelled)
+    guarantees.highlights_removed(timeline, since=step)
+    expect(dock.messages("notice").last).to_have_text(
+        dock_notice(tutorial_server, locale, "HANDOFF_CANCELLED", "publish_changes"))
+    expect(dock.messages("assistant").last).to_have_text(
+        model_reply(model, "publish_changes", "HANDOFF_CANCELLED", locale))
+    expect(status).to_have_attribute("data-state", "draft")
+
+    # 6. Type 246810 and publish: success reaches the assistant only once "published" shows.
+    step = timeline.mark()
+    dock.ask(say("publish"))
+    expect(dock.handoff).to_have_attribute("data-action", "publish_changes")
+    expect(code_field).to_have_value("")
+    code_field.click()
+    page.keyboard.type(PUBLISH_CODE)
+    page.get_by_test_id("workspace-publish").click()
+    dock.wait_until_handoff_ends()
+    guarantees.success_only_after_published(timeline, action="publish_changes", since=step)
+    expect(status).to_have_attribute("data-state", "published")
+    expect(dock.messages("assistant").last).to_have_text(
+        model_reply(model, "publish_changes", "OK", locale))
+    guarantees.no_writes_into_targets(timeline)
+    guarantees.highlights_removed(timeline)
+    assert tutorial_server.state.snapshot() == INITIAL_WORKSPACE.model_copy(
+        update={"name": SAVED_NAME, "published": True})
