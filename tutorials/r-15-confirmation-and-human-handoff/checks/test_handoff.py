@@ -97,6 +97,19 @@ def assert_unpublished(page: Page, server: TutorialServer) -> None:
     assert not server.state.snapshot().published, "the server says published"
 
 
+def assert_publish_not_completed(
+    page: Page, dock: Dock, timeline: Timeline, model: ModelHandle, server: TutorialServer,
+    *, code: str, since: Mark, locale: str,
+) -> None:
+    """How every unsuccessful publish handoff must end: `code` to the model, no retry, still
+    draft on page and server, the localised notice, and no claim of success."""
+    guarantees.model_received(timeline, action=PUBLISH, code=code, since=since)
+    guarantees.no_silent_retry(timeline, since=since)
+    assert_unpublished(page, server)
+    expect(dock.messages("notice").last).to_have_text(dock_notice(server, locale, code))
+    guarantees.no_success_claim(timeline, success_phrases=model.success_phrases(PUBLISH, locale))
+
+
 def assert_no_model_request(timeline: Timeline, since: Mark, why: str) -> None:
     sent = timeline.page_model_requests(since)
     received = timeline.server_records(since, kind="model.request")
@@ -351,15 +364,11 @@ def test_cancel_reports_handoff_cancelled_and_publishes_nothing(
 
     dock.handoff_cancel()
 
-    guarantees.model_received(timeline, action=PUBLISH, code="HANDOFF_CANCELLED", since=before)
-    guarantees.no_silent_retry(timeline, since=before)
+    assert_publish_not_completed(tutorial_page, dock, timeline, model, tutorial_server,
+                                 code="HANDOFF_CANCELLED", since=before, locale=locale)
     guarantees.state_unchanged(timeline, since=before)
-    assert_unpublished(tutorial_page, tutorial_server)
-    expect(dock.messages("notice").last).to_have_text(
-        dock_notice(tutorial_server, locale, "HANDOFF_CANCELLED"))
     expect(dock.messages("assistant").last).to_have_text(
         model_failure_reply(model, "HANDOFF_CANCELLED", locale))
-    guarantees.no_success_claim(timeline, success_phrases=model.success_phrases(PUBLISH, locale))
 
 
 @pytest.mark.guarantee("handoff-timeout")
@@ -378,13 +387,9 @@ def test_default_timeout_ends_the_handoff_at_five_minutes_not_before(
     tutorial_page.clock.fast_forward(ONE_SECOND_MS)
     dock.wait_until_handoff_ends()
 
-    guarantees.model_received(timeline, action=PUBLISH, code="HANDOFF_TIMEOUT", since=before)
-    guarantees.no_silent_retry(timeline, since=before)
+    assert_publish_not_completed(tutorial_page, dock, timeline, model, tutorial_server,
+                                 code="HANDOFF_TIMEOUT", since=before, locale=locale)
     guarantees.highlights_removed(timeline)
-    assert_unpublished(tutorial_page, tutorial_server)
-    expect(dock.messages("notice").last).to_have_text(
-        dock_notice(tutorial_server, locale, "HANDOFF_TIMEOUT"))
-    guarantees.no_success_claim(timeline, success_phrases=model.success_phrases(PUBLISH, locale))
 
 
 @pytest.mark.guarantee("handoff-custom-timeout")
@@ -438,12 +443,8 @@ def test_done_without_publishing_reports_handoff_failed(
 
     dock.handoff_done()
 
-    guarantees.model_received(timeline, action=PUBLISH, code="HANDOFF_FAILED", since=before)
-    guarantees.no_silent_retry(timeline, since=before)
-    assert_unpublished(tutorial_page, tutorial_server)
-    expect(dock.messages("notice").last).to_have_text(
-        dock_notice(tutorial_server, locale, "HANDOFF_FAILED"))
-    guarantees.no_success_claim(timeline, success_phrases=model.success_phrases(PUBLISH, locale))
+    assert_publish_not_completed(tutorial_page, dock, timeline, model, tutorial_server,
+                                 code="HANDOFF_FAILED", since=before, locale=locale)
 
 
 @pytest.mark.guarantee("handoff-done-requires-expect")
