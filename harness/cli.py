@@ -15,7 +15,7 @@ from harness.mutation.catalogue import CatalogueError, catalogue_path, load_cata
 from harness.mutation.render import render_result_line, render_run
 from harness.mutation.runner import SuiteInvocation, collect_guarantees, run_catalogue
 from harness.serve import PortInUse, ServerStartError, TutorialServer
-from harness.tutorials import TutorialError, list_tutorials, load_tutorial
+from harness.tutorials import Tutorial, TutorialError, list_tutorials, load_tutorial
 
 PROGRAM = "pling-tutorial"
 # Exit code for a usage problem the user can fix (same as argparse's).
@@ -32,6 +32,16 @@ class UsageError(Exception):
 def fail(message: str) -> int:
     print(f"{PROGRAM}: error: {message}", file=sys.stderr)
     return EXIT_USAGE
+
+
+def offered_locale(tutorial: Tutorial, locale: str) -> str:
+    """`locale` if the tutorial offers it, else a UsageError that names the choices."""
+    if locale not in tutorial.locales:
+        raise UsageError(
+            f"locale {locale!r} is not offered by {tutorial.short_id}; "
+            f"use --locale with one of: {', '.join(tutorial.locales)}"
+        )
+    return locale
 
 
 # --- list --------------------------------------------------------------------------
@@ -57,12 +67,7 @@ def add_list_command(subparsers: SubParsers) -> None:
 
 def run_dev(args: argparse.Namespace) -> int:
     tutorial = load_tutorial(args.tutorial)
-    locale = args.locale or tutorial.default_locale
-    if locale not in tutorial.locales:
-        raise UsageError(
-            f"locale {locale!r} is not offered by {tutorial.short_id}; "
-            f"use --locale with one of: {', '.join(tutorial.locales)}"
-        )
+    locale = offered_locale(tutorial, args.locale or tutorial.default_locale)
     port = tutorial.port if args.port is None else args.port
     server = TutorialServer(tutorial=tutorial, port=port)
     with server:
@@ -100,11 +105,8 @@ def add_dev_command(subparsers: SubParsers) -> None:
 
 def run_check_command(args: argparse.Namespace) -> int:
     tutorial = load_tutorial(args.tutorial)
-    if args.locale is not None and args.locale not in tutorial.locales:
-        raise UsageError(
-            f"locale {args.locale!r} is not offered by {tutorial.short_id}; "
-            f"use --locale with one of: {', '.join(tutorial.locales)}"
-        )
+    if args.locale is not None:
+        offered_locale(tutorial, args.locale)
     return run_check(tutorial.id, locales=tutorial.locales, only_locale=args.locale,
                      pytest_args=args.pytest_args)
 
