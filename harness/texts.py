@@ -59,3 +59,7 @@ class Words:
     def desc(self, action: str) -> str:
         """How the page describes an action (its declaration's `desc`, copy key action.<id>)."""
         return self.copy[f"action.{action}"]
+
+    def notice(self, code: str, action: str) -> str:
+        """The dock's notice for a failed call of `action` with `code` (runtime error.<CODE>)."""
+        return self.runtime(f"error.{code}", action=self.desc(action))

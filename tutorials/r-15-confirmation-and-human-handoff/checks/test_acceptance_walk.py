@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 
 import pytest
@@ -14,6 +13,7 @@ from harness.model.wire import ModelLocale
 from harness.model_handle import ModelHandle
 from harness.serve import TutorialServer
 from harness.server.state import INITIAL_WORKSPACE, PUBLISH_CODE
+from harness.texts import Words
 from harness.timeline import Timeline
 
 Say = Callable[[str], str]
@@ -35,13 +35,7 @@ def model_reply(model: ModelHandle, action: str, code: str, locale: str) -> str:
 
 def dock_notice(server: TutorialServer, locale: str, code: str, action: str) -> str:
     """The dock's localised notice for a failed call of `action` (named by its page copy)."""
-    root = server.root
-    page_copy = json.loads((root / "tutorials" / server.tutorial.id / "copy" / f"{locale}.json")
-                           .read_text(encoding="utf-8"))
-    dock_copy = json.loads((root / "fixtures" / "pling" / "locales" / f"{locale}.json")
-                           .read_text(encoding="utf-8"))
-    template: str = dock_copy[f"error.{code}"]
-    return template.replace("{action}", page_copy[f"action.{action}"])
+    return Words(server.root, server.tutorial, locale).notice(code, action)
 
 
 @pytest.mark.guarantee("acceptance-walk")

@@ -3,10 +3,8 @@ highlights, the runtime never writing into a target, and every row of the outcom
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -17,6 +15,7 @@ from harness.dock import Dock
 from harness.model_handle import ModelHandle
 from harness.serve import TutorialServer
 from harness.server.state import PUBLISH_CODE
+from harness.texts import Words
 from harness.timeline import Mark, Timeline
 
 Say = Callable[[str], str]
@@ -51,24 +50,12 @@ SCROLL_AND_SETTLE = """async (dy) => {
 
 def page_copy(server: TutorialServer, locale: str) -> dict[str, str]:
     """The served page copy (tutorials/<id>/copy/<locale>.json)."""
-    path = server.root / "tutorials" / server.tutorial.id / "copy" / f"{locale}.json"
-    return _load_strings(path)
-
-
-def dock_copy(server: TutorialServer, locale: str) -> dict[str, str]:
-    """The served runtime copy (fixtures/pling/locales/<locale>.json)."""
-    return _load_strings(server.root / "fixtures" / "pling" / "locales" / f"{locale}.json")
-
-
-def _load_strings(path: Path) -> dict[str, str]:
-    loaded: dict[str, str] = json.loads(path.read_text(encoding="utf-8"))
-    return loaded
+    return Words(server.root, server.tutorial, locale).copy
 
 
 def dock_notice(server: TutorialServer, locale: str, code: str) -> str:
     """The dock's localised notice for a failed publish_changes call."""
-    action = page_copy(server, locale)["action.publish_changes"]
-    return dock_copy(server, locale)[f"error.{code}"].replace("{action}", action)
+    return Words(server.root, server.tutorial, locale).notice(code, PUBLISH)
 
 
 def model_failure_reply(model: ModelHandle, code: str, locale: str) -> str:
