@@ -26,7 +26,7 @@ The `guarantee(name)` marker names the promise a test proves, for the summary of
 
 from __future__ import annotations
 
-from collections.abc import Generator, Iterator
+from collections.abc import Callable, Generator, Iterator
 from pathlib import Path
 
 import pytest
@@ -174,17 +174,34 @@ def locale(request: pytest.FixtureRequest) -> str:
     return str(param) if param is not None else LOCALES[0]
 
 
+@pytest.fixture(scope="session")
+def _servers_shutting_down() -> Iterator[list[Callable[[], None]]]:
+    """Finished tests' servers shut down in the background while the next test runs;
+    the session waits for all of them at its end."""
+    waits: list[Callable[[], None]] = []
+    yield waits
+    for wait_until_stopped in waits:
+        wait_until_stopped()
+
+
 @pytest.fixture
-def tutorial_server(tutorial_id: str, pytestconfig: pytest.Config) -> Iterator[TutorialServer]:
+def tutorial_server(tutorial_id: str, pytestconfig: pytest.Config,
+                    _servers_shutting_down: list[Callable[[], None]]
+                    ) -> Iterator[TutorialServer]:
     """A fresh fixture server for the tutorial on 127.0.0.1, port 0: its own workspace
     state, log and scripted model, serving --pling-root. Always the scripted model,
-    whatever PLING_MODEL_* says, so checks are deterministic."""
+    whatever PLING_MODEL_* says, so checks are deterministic. A server per test, not a
+    shared one reset between tests, so a request still in flight when a test ends can
+    only reach that test's own server."""
     try:
         server = TutorialServer(tutorial=tutorial_id, root=pling_root(pytestconfig), environ={})
     except TutorialError as error:
         pytest.fail(str(error), pytrace=False)
-    with server:
+    server.start()
+    try:
         yield server
+    finally:
+        _servers_shutting_down.append(server.begin_stop())
 
 
 @pytest.fixture

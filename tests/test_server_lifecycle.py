@@ -12,6 +12,8 @@ from harness.serve import PortInUse, TutorialServer
 from harness.server.log import ServerLog
 from harness.server.state import INITIAL_WORKSPACE
 
+pytest_plugins = ["pytester"]
+
 
 @pytest.fixture
 def busy_port() -> Iterator[int]:
@@ -36,6 +38,45 @@ def test_server_after_stop_refuses_connections() -> None:
     assert not server.running
     with pytest.raises(httpx.ConnectError):
         httpx.get(url)
+
+
+def test_server_begin_stop_returns_a_wait_after_which_connections_are_refused() -> None:
+    server = TutorialServer(tutorial="r-15", environ={}).start()
+    url = f"{server.url}/api/workspace"
+
+    wait_until_stopped = server.begin_stop()
+
+    assert not server.running
+    wait_until_stopped()
+    with pytest.raises(httpx.ConnectError):
+        httpx.get(url)
+    server.begin_stop()()  # a server that is not running: nothing to wait for
+
+
+def test_plugin_waits_for_every_test_server_to_stop_by_the_end_of_the_session(
+    pytester: pytest.Pytester,
+) -> None:
+    pytester.makepyfile(test_servers="""
+        def test_one(tutorial_server):
+            assert tutorial_server.running
+
+        def test_two(tutorial_server):
+            assert tutorial_server.running
+    """)
+    pytester.makeconftest("""
+        import threading
+
+        def pytest_sessionfinish(session):
+            alive = [t.name for t in threading.enumerate() if t.name.startswith("pling-server")]
+            reporter = session.config.pluginmanager.get_plugin("terminalreporter")
+            reporter.write_line(f"servers alive at session end: {len(alive)}")
+    """)
+
+    # A subprocess: this process may have servers of its own still shutting down.
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider")
+
+    result.assert_outcomes(passed=2)
+    result.stdout.fnmatch_lines(["servers alive at session end: 0"])
 
 
 def test_server_url_before_start_raises_with_the_fix() -> None:
