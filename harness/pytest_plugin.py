@@ -26,7 +26,7 @@ The `guarantee(name)` marker names the promise a test proves, for the summary of
 
 from __future__ import annotations
 
-from collections.abc import Callable, Generator, Iterator
+from collections.abc import Generator, Iterator
 from pathlib import Path
 
 import pytest
@@ -45,7 +45,7 @@ from harness.plugin_report import (
     guarantees_of,
     locale_of,
 )
-from harness.serve import TutorialServer
+from harness.serve import ServerShutdown, TutorialServer
 from harness.timeline import Timeline
 from harness.tutorials import TutorialError
 
@@ -175,19 +175,18 @@ def locale(request: pytest.FixtureRequest) -> str:
 
 
 @pytest.fixture(scope="session")
-def _servers_shutting_down() -> Iterator[list[Callable[[], None]]]:
+def _servers_shutting_down() -> Iterator[list[ServerShutdown]]:
     """Finished tests' servers shut down in the background while the next test runs;
-    the session waits for all of them at its end."""
-    waits: list[Callable[[], None]] = []
-    yield waits
-    for wait_until_stopped in waits:
-        wait_until_stopped()
+    the session waits for the last of them at its end."""
+    shutdowns: list[ServerShutdown] = []
+    yield shutdowns
+    for shutdown in shutdowns:
+        shutdown.wait()
 
 
 @pytest.fixture
 def tutorial_server(tutorial_id: str, pytestconfig: pytest.Config,
-                    _servers_shutting_down: list[Callable[[], None]]
-                    ) -> Iterator[TutorialServer]:
+                    _servers_shutting_down: list[ServerShutdown]) -> Iterator[TutorialServer]:
     """A fresh fixture server for the tutorial on 127.0.0.1, port 0: its own workspace
     state, log and scripted model, serving --pling-root. Always the scripted model,
     whatever PLING_MODEL_* says, so checks are deterministic. A server per test, not a
@@ -201,6 +200,8 @@ def tutorial_server(tutorial_id: str, pytestconfig: pytest.Config,
     try:
         yield server
     finally:
+        # Forget the shutdowns that are over, so a long session keeps no old servers alive.
+        _servers_shutting_down[:] = [old for old in _servers_shutting_down if not old.done]
         _servers_shutting_down.append(server.begin_stop())
 
 

@@ -6,7 +6,7 @@ import errno
 import os
 import socket
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from pathlib import Path
 from types import TracebackType
 from typing import Self
@@ -81,8 +81,26 @@ class _NotifyingServer(uvicorn.Server):
             self.startup_over.set()
 
 
-def _already_stopped() -> None:
-    """What `begin_stop` returns for a server that is not running: nothing to wait for."""
+class ServerShutdown:
+    """A shutdown under way (see `TutorialServer.begin_stop`); `None` parts: nothing to do."""
+
+    def __init__(self, server: uvicorn.Server | None, thread: threading.Thread | None) -> None:
+        self._server = server
+        self._thread = thread
+
+    @property
+    def done(self) -> bool:
+        return self._thread is None or not self._thread.is_alive()
+
+    def wait(self) -> None:
+        """Return once the server has stopped; force it after STOP_TIMEOUT_SECONDS."""
+        server, thread = self._server, self._thread
+        if server is None or thread is None:
+            return
+        thread.join(STOP_TIMEOUT_SECONDS)
+        if thread.is_alive():
+            server.force_exit = True
+            thread.join(STOP_TIMEOUT_SECONDS)
 
 
 class TutorialServer:
@@ -187,27 +205,18 @@ class TutorialServer:
 
     def stop(self) -> None:
         """Shut the server down and wait until it has."""
-        finish = self.begin_stop()
-        finish()
+        self.begin_stop().wait()
 
-    def begin_stop(self) -> Callable[[], None]:
-        """Ask the server to shut down and return at once, with a function that waits
+    def begin_stop(self) -> ServerShutdown:
+        """Ask the server to shut down and return at once; `.wait()` on the result waits
         until it has. uvicorn's shutdown takes about 0.2 s of fixed ticks, which a caller
         with other work to do (the next test) need not sit through. Requests that still
         arrive meanwhile are served from, and logged into, this server's own state."""
         server, thread = self._server, self._thread
         self._server = self._thread = None
-        if server is None or thread is None:
-            return _already_stopped
-        server.should_exit = True
-
-        def finish() -> None:
-            thread.join(STOP_TIMEOUT_SECONDS)
-            if thread.is_alive():
-                server.force_exit = True
-                thread.join(STOP_TIMEOUT_SECONDS)
-
-        return finish
+        if server is not None:
+            server.should_exit = True
+        return ServerShutdown(server, thread)
 
     def __enter__(self) -> Self:
         return self.start()

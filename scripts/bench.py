@@ -22,7 +22,7 @@ from harness.browser import QUIET_NETWORK_ARGS, find_chromium
 from harness.dock import Dock
 from harness.pages import open_page
 from harness.paths import PROJECT_ROOT
-from harness.serve import TutorialServer
+from harness.serve import ServerShutdown, TutorialServer
 from harness.tutorials import load_tutorial
 
 
@@ -52,15 +52,15 @@ def bench_runtime(repeat: int) -> None:
     show("fixture server start + stop (waited for)", timed(server_cycle, repeat))
 
     # What a test waits for: the plugin lets the shutdown finish in the background.
-    shutting_down: list[Callable[[], None]] = []
+    shutting_down: list[ServerShutdown] = []
 
     def server_per_test() -> None:
         server = TutorialServer(tutorial=tutorial).start()
         shutting_down.append(server.begin_stop())
 
     server = show("fixture server start + begin_stop (per test)", timed(server_per_test, repeat))
-    for wait_until_stopped in shutting_down:
-        wait_until_stopped()
+    for shutdown in shutting_down:
+        shutdown.wait()
 
     choice = find_chromium()
     with sync_playwright() as playwright, TutorialServer(tutorial=tutorial) as live:

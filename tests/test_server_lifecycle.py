@@ -40,17 +40,24 @@ def test_server_after_stop_refuses_connections() -> None:
         httpx.get(url)
 
 
-def test_server_begin_stop_returns_a_wait_after_which_connections_are_refused() -> None:
+def test_server_begin_stop_then_wait_refuses_connections() -> None:
     server = TutorialServer(tutorial="r-15", environ={}).start()
     url = f"{server.url}/api/workspace"
 
-    wait_until_stopped = server.begin_stop()
+    shutdown = server.begin_stop()
 
     assert not server.running
-    wait_until_stopped()
+    shutdown.wait()
+    assert shutdown.done
     with pytest.raises(httpx.ConnectError):
         httpx.get(url)
-    server.begin_stop()()  # a server that is not running: nothing to wait for
+
+
+def test_server_begin_stop_when_not_running_has_nothing_to_wait_for() -> None:
+    shutdown = TutorialServer(tutorial="r-15", environ={}).begin_stop()
+
+    assert shutdown.done
+    shutdown.wait()
 
 
 def test_plugin_waits_for_every_test_server_to_stop_by_the_end_of_the_session(
