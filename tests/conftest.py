@@ -1,7 +1,9 @@
-"""Shared fixtures for the server-level tests: one real server per module, reset per test."""
+"""Shared fixtures for the server-level tests: one real server per module, reset per test,
+and a port another listener already holds."""
 
 from __future__ import annotations
 
+import socket
 from collections.abc import Iterator
 
 import httpx
@@ -29,3 +31,12 @@ def client(server: TutorialServer) -> Iterator[httpx.Client]:
     """An HTTP client pointed at `server`."""
     with httpx.Client(base_url=server.url) as client:
         yield client
+
+
+@pytest.fixture
+def busy_port() -> Iterator[int]:
+    """A port on 127.0.0.1 that another listener holds for the whole test."""
+    with socket.socket() as listener:
+        listener.bind(("127.0.0.1", 0))
+        listener.listen()
+        yield listener.getsockname()[1]

@@ -8,7 +8,6 @@ import signal
 import socket
 import subprocess
 import sys
-from collections.abc import Iterator
 
 import httpx
 import pytest
@@ -17,14 +16,6 @@ from harness.cli import main
 from harness.paths import PROJECT_ROOT
 
 ONE_LINE_ERROR = re.compile(r"^pling-tutorial: error: [^\n]+\n$")
-
-
-@pytest.fixture
-def busy_port() -> Iterator[int]:
-    with socket.socket() as listener:
-        listener.bind(("127.0.0.1", 0))
-        listener.listen()
-        yield listener.getsockname()[1]
 
 
 def test_cli_dev_unknown_tutorial_exits_2_naming_it_and_the_fix(

@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import socket
-from collections.abc import Iterator
-
 import httpx
 import pytest
 
@@ -13,14 +10,6 @@ from harness.server.log import ServerLog
 from harness.server.state import INITIAL_WORKSPACE
 
 pytest_plugins = ["pytester"]
-
-
-@pytest.fixture
-def busy_port() -> Iterator[int]:
-    with socket.socket() as listener:
-        listener.bind(("127.0.0.1", 0))
-        listener.listen()
-        yield listener.getsockname()[1]
 
 
 def test_server_port_zero_serves_on_a_real_port() -> None:
