@@ -115,3 +115,36 @@ def test_judge_crash_in_expected_check_does_not_count() -> None:
 def test_judge_all_passing_is_survived() -> None:
     report = SuiteReport(tests=[record("passed", "ask_always_never_granted")])
     assert judge(mutant(), report).verdict == "survived"
+
+
+def write_area(folder: Path, name: str, *mutants: Mutant, tutorial: str = "t") -> None:
+    folder.mkdir(exist_ok=True)
+    entries = [m.model_dump() for m in mutants]
+    (folder / name).write_text(json.dumps({"tutorial": tutorial, "mutants": entries}))
+
+
+def test_load_catalogue_folder_merges_area_files_in_name_order(tmp_path: Path) -> None:
+    write_area(tmp_path / "t", "b-handoff.json", mutant(name="second"))
+    write_area(tmp_path / "t", "a-confirmation.json", mutant(name="first"))
+    catalogue = load_catalogue(tmp_path / "t")
+    assert [m.name for m in catalogue.mutants] == ["first", "second"]
+
+
+def test_load_catalogue_folder_name_used_in_two_files_is_rejected(tmp_path: Path) -> None:
+    write_area(tmp_path / "t", "a.json", mutant(name="twice"))
+    write_area(tmp_path / "t", "b.json", mutant(name="twice"))
+    with pytest.raises(CatalogueError, match="duplicate mutant name 'twice'"):
+        load_catalogue(tmp_path / "t")
+
+
+def test_load_catalogue_folder_of_another_tutorial_is_rejected(tmp_path: Path) -> None:
+    write_area(tmp_path / "t", "a.json", mutant(name="one"))
+    write_area(tmp_path / "t", "b.json", mutant(name="two"), tutorial="other")
+    with pytest.raises(CatalogueError, match=r"b\.json: field tutorial: 'other'"):
+        load_catalogue(tmp_path / "t")
+
+
+def test_load_catalogue_empty_folder_is_rejected(tmp_path: Path) -> None:
+    (tmp_path / "t").mkdir()
+    with pytest.raises(CatalogueError, match=r"no \*\.json catalogue files"):
+        load_catalogue(tmp_path / "t")

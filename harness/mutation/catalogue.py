@@ -24,12 +24,13 @@ COPIED_TOP_DIRS = (FIXTURES_DIR_NAME, TUTORIALS_DIR_NAME, "harness")
 COPY_IGNORE = shutil.ignore_patterns("__pycache__", "checks", "*.pyc")
 
 
-# One catalogue per tutorial, named after the tutorial's id.
+# One catalogue per tutorial: a folder named after the tutorial's id, one JSON file per area
+# (confirmation, handoff, server, ...), so the mutants of one area are read together.
 CATALOGUES_DIR = Path(__file__).resolve().parent / "catalogues"
 
 
 def catalogue_path(tutorial_id: str) -> Path:
-    return CATALOGUES_DIR / f"{tutorial_id}.json"
+    return CATALOGUES_DIR / tutorial_id
 
 
 class CatalogueError(ValueError):
@@ -100,8 +101,25 @@ class Catalogue(BaseModel):
 
 
 def load_catalogue(path: Path) -> Catalogue:
-    """Read and validate a catalogue file, naming the file and field on error."""
-    return load_json_model(path, Catalogue, CatalogueError)
+    """Read and validate a catalogue: one file, or a folder of area files merged in name order.
+
+    Errors name the file and field; a mutant name used in two area files is an error too.
+    """
+    if not path.is_dir():
+        return load_json_model(path, Catalogue, CatalogueError)
+    files = sorted(path.glob("*.json"))
+    if not files:
+        raise CatalogueError(f"{path}: no *.json catalogue files in this folder")
+    parts = [load_json_model(file, Catalogue, CatalogueError) for file in files]
+    for file, part in zip(files, parts, strict=True):
+        if part.tutorial != parts[0].tutorial:
+            raise CatalogueError(f"{file}: field tutorial: {part.tutorial!r} differs from "
+                                 f"{parts[0].tutorial!r} in {files[0].name}")
+    mutants = [mutant for part in parts for mutant in part.mutants]
+    try:
+        return Catalogue(tutorial=parts[0].tutorial, mutants=tuple(mutants))
+    except ValueError as error:
+        raise CatalogueError(f"{path}: {error}") from error
 
 
 def check_fresh(mutant: Mutant, source_root: Path) -> None:
