@@ -13,9 +13,17 @@
 // later microtask, so before logging a request, a write, a click or a runtime event the
 // probe flushes pending DOM records first. The log is therefore causally ordered: an
 // approval that was on screen when a request left is logged before that request.
+/**
+ * @typedef {{doc: string, seq: number, kind: string, data: unknown}} ProbeEntry
+ * @typedef {{testid: string | null, attributes: Record<string, string | null>,
+ *            buttons?: (string | null)[], box?: {x: number, y: number, width: number, height: number}}} UiInfo
+ * @typedef {Window & {__plingProbe?: {docId: string, entries: ProbeEntry[]},
+ *            __plingProbeReport?: (entry: ProbeEntry) => unknown}} ProbedWindow
+ */
 (() => {
   "use strict";
-  if (window.top !== window || window.__plingProbe) return;
+  const probed = /** @type {ProbedWindow} */ (window);
+  if (window.top !== window || probed.__plingProbe) return;
 
   const BINDING_NAME = "__plingProbeReport";
   // UI whose appearance and disappearance the guarantees reason about.
@@ -25,35 +33,42 @@
   const MAX_BODY_CHARS = 262144;
 
   const docId = Math.random().toString(36).slice(2, 10);
+  /** @type {ProbeEntry[]} */
   const entries = [];
   let nextSeq = 0;
+  /** @param {string} kind @param {unknown} data */
   const report = (kind, data) => {
     const entry = { doc: docId, seq: nextSeq++, kind, data };
     entries.push(entry);
-    const send = window[BINDING_NAME];
+    const send = probed[BINDING_NAME];
     if (typeof send === "function") {
       try { send(entry); } catch { /* the in-page copy is still read by the harness */ }
     }
   };
-  Object.defineProperty(window, "__plingProbe", {
+  Object.defineProperty(probed, "__plingProbe", {
     value: Object.freeze({ docId, entries }),
     enumerable: false,
   });
 
+  /** @param {Element} element */
   const attributesOf = (element) => {
+    /** @type {Record<string, string | null>} */
     const attributes = {};
     for (const name of element.getAttributeNames()) {
       if (name.startsWith("data-")) attributes[name] = element.getAttribute(name);
     }
     return attributes;
   };
+  /** @param {Element} element */
   const isShown = (element) =>
     element.isConnected &&
     (typeof element.checkVisibility !== "function" || element.checkVisibility());
+  /** @param {string} testId */
   const textOf = (testId) => {
     const element = document.querySelector(`[data-testid="${testId}"]`);
     return element ? (element.textContent || "").trim() : null;
   };
+  /** @param {string} testId @param {string} name */
   const attributeOf = (testId, name) => {
     const element = document.querySelector(`[data-testid="${testId}"]`);
     return element ? element.getAttribute(name) : null;
@@ -73,14 +88,18 @@
   };
 
   // ---- DOM: watched UI appear / disappear, business state changes -------------------------
-  let shown = new Map(); // element → {testid, attributes, buttons}
+  /** @type {Map<Element, UiInfo>} */
+  let shown = new Map();
+  /** @type {string | null} */
   let lastState = null;
+  /** @param {Element} element @returns {UiInfo} */
   const describeElement = (element) => {
+    /** @type {UiInfo} */
     const info = { testid: element.getAttribute("data-testid"), attributes: attributesOf(element) };
     if (info.testid === "pling-approval") {
       info.buttons = [...element.querySelectorAll("[data-testid]")]
         .map((button) => button.getAttribute("data-testid"))
-        .filter((testid) => /^pling-(approve|deny)/.test(testid));
+        .filter((testid) => /^pling-(approve|deny)/.test(testid ?? ""));
     }
     if (info.testid === "pling-highlight") {
       const box = element.getBoundingClientRect();
@@ -89,6 +108,7 @@
     return info;
   };
   const scan = () => {
+    /** @type {Map<Element, UiInfo>} */
     const now = new Map();
     for (const element of document.querySelectorAll(WATCHED_SELECTOR)) {
       if (isShown(element)) now.set(element, shown.get(element) || describeElement(element));
@@ -119,6 +139,7 @@
   else document.addEventListener("readystatechange", startObserving, { once: true });
 
   // ---- requests the page starts ----------------------------------------------------------
+  /** @param {unknown} url */
   const pathOf = (url) => {
     try {
       const parsed = new URL(String(url), location.href);
@@ -127,12 +148,14 @@
       return String(url);
     }
   };
+  /** @param {unknown} body */
   const bodyText = (body) => {
     if (body === undefined || body === null) return null;
     const text = typeof body === "string" ? body : `<${Object.prototype.toString.call(body).slice(8, -1)}>`;
     return text.length > MAX_BODY_CHARS ? text.slice(0, MAX_BODY_CHARS) : text;
   };
   let nextRequestId = 1;
+  /** @param {string} via @param {unknown} method @param {unknown} url @param {unknown} body */
   const recordRequest = (via, method, url, body) => {
     flush();
     const id = nextRequestId++;
@@ -144,13 +167,14 @@
   };
 
   const originalFetch = window.fetch;
+  /** @type {typeof window.fetch} */
   window.fetch = function fetch(input, init) {
     const isRequest = typeof Request === "function" && input instanceof Request;
     const method = (init && init.method) || (isRequest ? input.method : "GET");
     const url = isRequest ? input.url : input;
     const body = init && "body" in init ? init.body : isRequest ? "<Request body>" : undefined;
     const id = recordRequest("fetch", method, url, body);
-    return originalFetch.apply(this, arguments).then(
+    return originalFetch.call(this, input, init).then(
       (response) => { flush(); report("response", { id, status: response.status }); return response; },
       (error) => { flush(); report("response", { id, status: null, error: String(error) }); throw error; },
     );
@@ -158,28 +182,34 @@
 
   const xhrOpen = XMLHttpRequest.prototype.open;
   const xhrSend = XMLHttpRequest.prototype.send;
+  /** @type {WeakMap<XMLHttpRequest, {method: string, url: string | URL}>} */
   const xhrTarget = new WeakMap();
-  XMLHttpRequest.prototype.open = function open(method, url) {
+  /** @type {(this: XMLHttpRequest, method: string, url: string | URL, ...rest: unknown[]) => void} */
+  const open = function open(method, url) {
     xhrTarget.set(this, { method, url });
-    return xhrOpen.apply(this, arguments);
+    return Reflect.apply(xhrOpen, this, arguments);
   };
+  XMLHttpRequest.prototype.open = /** @type {typeof xhrOpen} */ (open);
+  /** @type {typeof xhrSend} */
   XMLHttpRequest.prototype.send = function send(body) {
     const target = xhrTarget.get(this) || { method: "GET", url: "" };
     const id = recordRequest("xhr", target.method, target.url, body);
     this.addEventListener("loadend", () => report("response", { id, status: this.status }));
-    return xhrSend.apply(this, arguments);
+    return xhrSend.call(this, body);
   };
   if (navigator.sendBeacon) {
     const sendBeacon = navigator.sendBeacon;
+    /** @type {typeof sendBeacon} */
     navigator.sendBeacon = function beacon(url, data) {
       recordRequest("beacon", "POST", url, data);
-      return sendBeacon.apply(this, arguments);
+      return sendBeacon.call(this, url, data);
     };
   }
 
   // ---- programmatic writes into inputs ---------------------------------------------------
   // A user's typing (and Playwright's keyboard / fill) goes through input events, not
   // through these setters, so anything recorded here is page script writing a value.
+  /** @param {Element} element @param {string} via @param {unknown} value */
   const recordWrite = (element, via, value) => {
     flush();
     report("write", {
@@ -189,16 +219,20 @@
       value: value === undefined ? null : String(value),
     });
   };
+  /** @param {unknown} element @returns {element is HTMLInputElement | HTMLTextAreaElement} */
   const isField = (element) =>
     element instanceof HTMLInputElement || element instanceof HTMLTextAreaElement;
+  /** @param {object} prototype @param {string} property */
   const wrapSetter = (prototype, property) => {
     const descriptor = Object.getOwnPropertyDescriptor(prototype, property);
-    if (!descriptor || !descriptor.set) return;
+    const originalSet = descriptor?.set;
+    if (!descriptor || !originalSet) return;
     Object.defineProperty(prototype, property, {
       ...descriptor,
+      /** @this {Element} @param {unknown} value */
       set(value) {
         recordWrite(this, property, value);
-        return descriptor.set.call(this, value);
+        originalSet.call(this, value);
       },
     });
   };
@@ -207,25 +241,30 @@
   }
   for (const property of ["value", "defaultValue"]) wrapSetter(HTMLTextAreaElement.prototype, property);
   const setAttribute = Element.prototype.setAttribute;
+  /** @type {typeof setAttribute} */
   Element.prototype.setAttribute = function (name, value) {
     if (isField(this) && String(name).toLowerCase() === "value") recordWrite(this, "setAttribute", value);
-    return setAttribute.apply(this, arguments);
+    return setAttribute.call(this, name, value);
   };
   for (const prototype of [HTMLInputElement.prototype, HTMLTextAreaElement.prototype]) {
     const setRangeText = prototype.setRangeText;
-    prototype.setRangeText = function (replacement) {
+    /** @this {HTMLInputElement | HTMLTextAreaElement} @param {string} replacement */
+    const wrapped = function (replacement) {
       recordWrite(this, "setRangeText", replacement);
-      return setRangeText.apply(this, arguments);
+      return Reflect.apply(setRangeText, this, arguments);
     };
+    prototype.setRangeText = /** @type {typeof setRangeText} */ (wrapped);
   }
   const execCommand = Document.prototype.execCommand;
+  /** @type {typeof execCommand} */
   Document.prototype.execCommand = function (command, showUi, value) {
     const active = this.activeElement;
     if (active && isField(active)) recordWrite(active, `execCommand:${command}`, value);
-    return execCommand.apply(this, arguments);
+    return execCommand.call(this, command, showUi, value);
   };
 
   // ---- what the user (or a script pretending to be one) did ------------------------------
+  /** @param {EventTarget | null} element */
   const interesting = (element) =>
     element instanceof Element
       ? element.closest("[data-decision],[data-pling-target],[data-testid^='pling-']")
@@ -253,6 +292,7 @@
   }, true);
 
   // ---- the runtime's own report (for reading, never for proving) -------------------------
+  /** @param {unknown} value @param {number} [depth] @returns {unknown} */
   const plain = (value, depth = 0) => {
     if (value === null || typeof value !== "object") {
       return typeof value === "function" || typeof value === "symbol" ? undefined : value;
@@ -260,12 +300,13 @@
     if (value instanceof Node) return `<${value.nodeName.toLowerCase()}>`;
     if (depth > 4) return "…";
     if (Array.isArray(value)) return value.map((item) => plain(item, depth + 1));
+    /** @type {Record<string, unknown>} */
     const copy = {};
     for (const [key, item] of Object.entries(value)) copy[key] = plain(item, depth + 1);
     return copy;
   };
   window.addEventListener("pling:event", (event) => {
     flush();
-    report("runtime", { detail: plain(event.detail) });
+    report("runtime", { detail: plain(/** @type {CustomEvent} */ (event).detail) });
   });
 })();
