@@ -1,0 +1,54 @@
+"""The project's static checks run with the suite, so CI fails on a mypy, ruff or tsc error."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from harness.paths import PROJECT_ROOT
+
+VENV_BIN = Path(sys.executable).parent
+TSC = PROJECT_ROOT / "tools" / "typecheck" / "node_modules" / ".bin" / "tsc"
+# mypy sees one module per name: every check folder has its own conftest.py, so each of these
+# is checked on its own (the package itself is configured in pyproject.toml).
+MYPY_TARGETS = [
+    [],
+    ["tests", "scripts"],
+    *([str(folder.relative_to(PROJECT_ROOT))]
+      for folder in sorted((PROJECT_ROOT / "tutorials").glob("*/checks"))),
+]
+
+
+def run(command: list[str]) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(command, cwd=PROJECT_ROOT, capture_output=True, text=True,
+                          check=False, timeout=600)
+
+
+def tool(name: str) -> str:
+    path = VENV_BIN / name
+    found = str(path) if path.exists() else shutil.which(name)
+    if found is None:
+        pytest.fail(f"{name} is not installed; run ./scripts/bootstrap")
+    return found
+
+
+@pytest.mark.parametrize("targets", MYPY_TARGETS, ids=lambda t: " ".join(t) or "harness")
+def test_mypy_strict_reports_no_error(targets: list[str]) -> None:
+    result = run([tool("mypy"), "--strict", *targets])
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_ruff_reports_no_error() -> None:
+    result = run([tool("ruff"), "check", "."])
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_tsc_checks_the_javascript_from_its_jsdoc() -> None:
+    if not TSC.exists():
+        pytest.fail(f"{TSC} is missing; run ./scripts/bootstrap (it installs TypeScript with npm)")
+    result = run([str(TSC), "-p", "tsconfig.json"])
+    assert result.returncode == 0, result.stdout + result.stderr
