@@ -13,7 +13,7 @@ def test_cli_list_prints_id_short_id_and_both_titles(capsys: pytest.CaptureFixtu
     out = capsys.readouterr().out
     (line,) = [line for line in out.splitlines() if "r-15" in line]
     assert line.split()[:2] == ["r-15-confirmation-and-human-handoff", "r-15"]
-    assert "确认与人工接管" in line
+    assert "确认与人工接力" in line
     assert "Confirmation and human handoff" in line
 
 
