@@ -16,19 +16,45 @@ reads like the acceptance walk and is exactly as slow as the page.
 
 from __future__ import annotations
 
+from typing import Literal, get_args
+
 from playwright.sync_api import Locator, Page, expect
 
 # How long a turn may take before a wait gives up (ms); the scripted model answers at once.
 SETTLE_TIMEOUT_MS = 10_000
-# Page script forging a decision: a button the card never rendered, clicked by script.
-FORGE_DECISION_SCRIPT = """(card, decision) => {
+# How page script can send the card a decision the user never chose. The page contract lets
+# any element carrying `data-decision` inside the card decide it (event delegation), so each
+# route ends in a click the card cannot tell from a real one; only the executor can refuse.
+ForgeRoute = Literal["script-click", "dispatched-click", "user-click", "user-keyboard",
+                     "nested-element", "relabelled-button"]
+FORGE_ROUTES: tuple[ForgeRoute, ...] = get_args(ForgeRoute)
+# Page script preparing a forged decision on the card: injects a `[data-decision]` element
+# (or relabels the card's own Allow button) marked `data-harness-forged`, and for the two
+# script routes also clicks it; the user routes are driven by Playwright afterwards.
+FORGE_DECISION_SCRIPT = """(card, [decision, route]) => {
   card.setAttribute("data-harness-decided", "");
-  const forged = document.createElement("button");
-  forged.type = "button";
-  forged.setAttribute("data-decision", decision);
+  let forged;
+  if (route === "relabelled-button") {
+    forged = card.querySelector('[data-testid="pling-approve"]');
+  } else if (route === "nested-element") {
+    forged = document.createElement("span");
+    forged.textContent = "forged";
+    const wrapper = document.createElement("div");
+    wrapper.append(forged);
+    wrapper.setAttribute("data-decision", decision);
+    card.append(wrapper);
+  } else {
+    forged = document.createElement("button");
+    forged.type = "button";
+    forged.textContent = "forged";
+    card.append(forged);
+  }
+  if (route !== "nested-element") forged.setAttribute("data-decision", decision);
   forged.setAttribute("data-harness-forged", "");
-  card.append(forged);
-  forged.click();
+  if (route === "script-click") forged.click();
+  if (route === "dispatched-click") {
+    forged.dispatchEvent(new MouseEvent("click", {bubbles: true, cancelable: true, view: window}));
+  }
 }"""
 
 
@@ -105,12 +131,22 @@ class Dock:
         """Click Deny on the card on screen and wait until the turn settles."""
         self._decide("pling-deny")
 
-    def forge_decision(self, decision: str) -> None:
-        """Not the user: page script adds a `[data-decision=<decision>]` button to the card on
-        screen and clicks it (e.g. a forged "always" for an ask-always action); then wait
-        until the turn settles. The card delegates clicks, so only the executor can refuse."""
-        self.approval.first.evaluate(FORGE_DECISION_SCRIPT, decision,
+    def forge_decision(self, decision: str, route: ForgeRoute = "script-click") -> None:
+        """Not the user's choice: page script puts a `[data-decision=<decision>]` element in the
+        card on screen (e.g. a forged "always" for an ask-always action) and it gets clicked by
+        `route`; then wait until the turn settles. Routes: `script-click` (`element.click()`),
+        `dispatched-click` (a bubbling `MouseEvent("click")`), `user-click` (the user clicks the
+        injected button), `user-keyboard` (the user presses Enter on it), `nested-element` (the
+        user clicks a span inside an injected `[data-decision]` div), `relabelled-button` (the
+        card's own Allow button relabelled, then clicked by the user). The card delegates
+        clicks, so only the executor can refuse."""
+        self.approval.first.evaluate(FORGE_DECISION_SCRIPT, [decision, route],
                                      timeout=self.settle_timeout_ms)
+        forged = self.page.locator("[data-harness-decided] [data-harness-forged]")
+        if route in ("user-click", "nested-element", "relabelled-button"):
+            forged.click(timeout=self.settle_timeout_ms)
+        elif route == "user-keyboard":
+            forged.press("Enter", timeout=self.settle_timeout_ms)
         decided = self.page.locator("[data-harness-decided]").filter(visible=True)
         expect(decided).to_have_count(0, timeout=self.settle_timeout_ms)
         self.wait_until_settled()

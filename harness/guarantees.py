@@ -213,6 +213,70 @@ def prompted_for_every_call(timeline: Timeline, *, action: str,
                     f"{len(cards)} approval card(s) for it were shown", timeline)
 
 
+# Page script: the parts of the card's argument text (the element and everything in it) whose
+# content overflows a box that hides the rest, i.e. text the user cannot see or scroll to.
+_CLIPPED_PARTS = """args => [args, ...args.querySelectorAll("*")].flatMap(element => {
+  const style = getComputedStyle(element);
+  const hides = value => value === "hidden" || value === "clip";
+  const cut = [];
+  if (hides(style.overflowX) && element.scrollWidth > element.clientWidth + 1) cut.push("width");
+  if (hides(style.overflowY) && element.scrollHeight > element.clientHeight + 1) cut.push("height");
+  return cut.map(side => `${element.tagName.toLowerCase()} cut in ${side}`);
+})"""
+
+
+def approval_shows_arguments(timeline: Timeline, *, action: str, values: Sequence[str],
+                             guarantee: str = "approval-shows-exact-arguments") -> None:
+    """The card on screen for `action` shows each of `values` whole in `pling-approval-args`:
+    verbatim in its text (every character and space, nothing cut or "…"-shortened) and not
+    hidden by a box too small for it (overflow hidden or clipped)."""
+    dock = Dock(_page(timeline))
+    try:
+        expect(dock.approval).to_have_attribute("data-action", action, timeout=UI_TIMEOUT_MS)
+        expect(dock.approval_args).to_be_visible(timeout=UI_TIMEOUT_MS)
+    except AssertionError as error:
+        raise _fail(guarantee, f"no approval card with arguments for {action}: "
+                    f"{str(error).splitlines()[0]}", timeline) from None
+    shown = dock.approval_args.text_content() or ""
+    missing = [value for value in values if value not in shown]
+    if missing:
+        raise _fail(guarantee, f"the card for {action} does not show "
+                    f"{_listed([repr(v) for v in missing])} whole; its arguments read "
+                    f"{shown!r}", timeline)
+    clipped: list[str] = dock.approval_args.evaluate(_CLIPPED_PARTS)
+    if clipped:
+        raise _fail(guarantee, f"the card for {action} hides part of its arguments: "
+                    f"{_listed(clipped)}", timeline)
+
+
+def approval_still_open(timeline: Timeline, *, action: str, since: Mark,
+                        guarantee: str = "approval-only-by-click") -> None:
+    """The card for `action` that was on screen at `since` is still there, undecided: it did
+    not leave or get replaced, no result went to the model, nothing was requested or changed.
+    Use it after gestures that are not a click on a decision button (keys, focus, clicks
+    elsewhere), which must answer nothing."""
+    card = Dock(_page(timeline)).approval
+    try:
+        expect(card).to_have_count(1, timeout=UI_TIMEOUT_MS)
+        expect(card).to_have_attribute("data-action", action, timeout=UI_TIMEOUT_MS)
+    except AssertionError as error:
+        raise _fail(guarantee, f"the approval for {action} is no longer waiting: "
+                    f"{str(error).splitlines()[0]}", timeline) from None
+    changes = [f"{e.kind} {e.data.testid}" for e in timeline.page_events(since)
+               if e.kind in ("appear", "disappear") and e.data.testid == "pling-approval"]
+    if changes:
+        raise _fail(guarantee, f"the approval card changed although no decision button was "
+                    f"clicked: {_listed(changes)}", timeline)
+    sent = timeline.page_model_requests(since)
+    received = timeline.server_records(since, kind="model.request")
+    if sent or received:
+        raise _fail(guarantee, f"a result went to the model although the card was not answered "
+                    f"(page sent {len(sent)}, server received {len(received)} model "
+                    f"request(s))", timeline)
+    no_business_request(timeline, since=since, guarantee=guarantee)
+    state_unchanged(timeline, since=since, guarantee=guarantee)
+
+
 def ran_without_prompt(timeline: Timeline, *, action: str, since: Mark) -> None:
     """`action` succeeded with a business request and no approval card on screen."""
     name = "ran-without-prompt"
@@ -264,6 +328,33 @@ def no_silent_retry(timeline: Timeline, *, since: Mark) -> None:
     if not results or any(r.ok for r in results):
         raise _fail(name, "the one model request after the decision should report the failed "
                     f"result, it carried: {_listed([r.describe() for r in results])}", timeline)
+
+
+# ---- projection -------------------------------------------------------------------------
+
+
+def projection_exactly(timeline: Timeline, *, tools: Sequence[str], since: Mark,
+                       guarantee: str = "projection-complete") -> list[dict[str, object]]:
+    """Every model request the server received since `since` offered exactly `tools` (as a
+    multiset of names, order free), and there was at least one. Returns the last request's
+    `tools` entries, for checks that also compare descriptions and parameters."""
+    requests = timeline.server_records(since, kind="model.request")
+    if not requests:
+        raise _fail(guarantee, "the server received no model request", timeline)
+    wanted = sorted(tools)
+    last: list[dict[str, object]] = []
+    for index, record in enumerate(requests, start=1):
+        body = record.body if isinstance(record.body, dict) else {}
+        names = conversation.tool_names(body)
+        if sorted(names) != wanted:
+            missing = sorted(set(wanted) - set(names))
+            extra = sorted(set(names) - set(wanted))
+            raise _fail(guarantee, f"model request {index} (server seq {record.seq}) offered "
+                        f"{names}; want exactly {wanted} (missing: {_listed(missing)}; "
+                        f"not expected: {_listed(extra)})", timeline)
+        raw = body.get("tools")
+        last = [t for t in raw if isinstance(t, dict)] if isinstance(raw, list) else []
+    return last
 
 
 # ---- handoff ----------------------------------------------------------------------------

@@ -1,4 +1,5 @@
-"""Confirmation on the r-15 page: session grants, ask-always, approval first, denial, no retry."""
+"""Confirmation on the r-15 page: session grants, ask-always, approval first, denial, no retry,
+what the card shows and what alone answers it."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from harness import guarantees
-from harness.dock import Dock
+from harness.dock import FORGE_ROUTES, Dock, ForgeRoute
 from harness.guarantees import GuaranteeViolation
 from harness.model_handle import ModelHandle
 from harness.pages import open_page, reload_page
@@ -34,6 +35,17 @@ TESTBED_DECLARE = "decl => window.plingTestbed.declare(decl)"
 RUN_REQUEST = {"en": "please run {id}", "zh": "请运行 {id}"}
 # conftest's say() keys per action.
 REQUEST_KEY = {SAVE: "save", ARCHIVE: "archive", RESET: "reset"}
+# What the user types when a `when_user` rule makes the model call something exact.
+GO_AHEAD = {"en": "go ahead", "zh": "开始吧"}
+GO_AHEAD_PATTERN = "go ahead|开始吧"
+# Names at the schema's limit (80 characters, no space at either end) and names whose spaces
+# matter: what the card shows and what run() sends must keep every one of them.
+LONG_NAME = {
+    "en": "Northwind Traders Asia Pacific Quarterly Planning and Supply Chain Workspace v25",
+    "zh": ("北风贸易亚太区二〇二五年第三季度预算规划与供应链协同工作区" * 3)[:80],
+}
+SPACED_NAME = {"en": "  Acme  Labs  ", "zh": "  北风  实验室  "}
+assert all(len(name) == 80 and name == name.strip() for name in LONG_NAME.values())
 
 
 @pytest.fixture
@@ -71,6 +83,19 @@ def nothing_happened_yet(timeline: Timeline, tutorial_server: TutorialServer, *,
     guarantees.state_unchanged(timeline, since=since, guarantee=guarantee)
 
 
+def asked_again(timeline: Timeline, *, action: str, since: Mark, guarantee: str) -> None:
+    """Exactly one approval card for `action` appeared since `since`: the call asked again."""
+    cards = timeline.shown("pling-approval", since, action=action)
+    if len(cards) != 1:
+        raise GuaranteeViolation(guarantee, f"the call to {action} should have shown one "
+                                 f"approval card, {len(cards)} appeared", timeline)
+
+
+def bodies_sent_to(timeline: Timeline, path: str, since: Mark) -> list[object]:
+    """The JSON bodies of the business calls to `path` the server received since `since`."""
+    return [r.body for r in timeline.server_business_records(since) if r.path == path]
+
+
 # ---- session-grant-for-ask --------------------------------------------------------------
 
 
@@ -102,6 +127,29 @@ def test_always_allow_lets_the_next_save_run_without_asking(
     nothing_happened_yet(timeline, tutorial_server, since=before_reset,
                          guarantee="session-grant-for-ask")
     dock.deny()
+
+
+@pytest.mark.guarantee("session-grant-for-ask")
+def test_plain_allow_lets_one_save_run_and_the_next_save_asks_again(
+    tutorial_page: Page, dock: Dock, timeline: Timeline, tutorial_server: TutorialServer,
+    locale: str,
+) -> None:
+    dock.ask(rename(locale, FIRST_NAME))
+    guarantees.always_allow_offered(timeline, action=SAVE)
+    dock.approve()  # Allow, not "Always allow": this one call only
+    assert tutorial_server.state.snapshot().name == FIRST_NAME
+
+    second = timeline.mark()
+    dock.ask(rename(locale, SECOND_NAME))
+
+    asked_again(timeline, action=SAVE, since=second, guarantee="session-grant-for-ask")
+    nothing_happened_yet(timeline, tutorial_server, since=second,
+                         guarantee="session-grant-for-ask")
+    guarantees.always_allow_offered(timeline, action=SAVE)
+    dock.deny()
+    guarantees.model_received(timeline, action=SAVE, code="PERMISSION_DENIED", since=second)
+    assert tutorial_server.state.snapshot().name == FIRST_NAME
+    expect(tutorial_page.get_by_test_id("workspace-name-display")).to_have_text(FIRST_NAME)
 
 
 @pytest.mark.guarantee("session-grant-for-ask")
@@ -219,12 +267,39 @@ def test_reset_asks_again_after_being_allowed(
 
 
 @pytest.mark.guarantee("ask-always-never-granted")
-@pytest.mark.parametrize("action", [ARCHIVE, RESET])
-def test_forged_always_allow_is_not_honoured(
+@pytest.mark.parametrize("route", FORGE_ROUTES)
+def test_forged_always_allow_for_reset_is_not_honoured(
     tutorial_page: Page, dock: Dock, timeline: Timeline, tutorial_server: TutorialServer,
-    say: Say, action: str,
+    say: Say, route: ForgeRoute,
 ) -> None:
-    dock.ask(say(REQUEST_KEY[action]))
+    dock.ask(say("reset"))
+    forged = timeline.mark()
+    dock.forge_decision("always", route)  # page script, not the user, "chooses" always allow
+
+    # A forged decision counts at most as Allow for this one call ...
+    resets = calls_made_to(timeline, ENDPOINT[RESET], forged)
+    if len(resets) > 1:
+        raise GuaranteeViolation("ask-always-never-granted", f"one forged decision ran reset "
+                                 f"{len(resets)} times: {resets}", timeline)
+    # ... and grants nothing: the next call asks again, and nothing runs before the answer.
+    again = timeline.mark()
+    dock.ask(say("reset"))
+
+    asked_again(timeline, action=RESET, since=again, guarantee="ask-always-never-granted")
+    nothing_happened_yet(timeline, tutorial_server, since=again,
+                         guarantee="ask-always-never-granted")
+    guarantees.always_allow_never_offered(timeline, action=RESET, since=again)
+    dock.deny()
+    guarantees.model_received(timeline, action=RESET, code="PERMISSION_DENIED", since=again)
+
+
+@pytest.mark.guarantee("ask-always-never-granted")
+def test_forged_always_allow_for_archive_is_not_honoured(
+    tutorial_page: Page, dock: Dock, timeline: Timeline, tutorial_server: TutorialServer,
+    say: Say,
+) -> None:
+    # Archive is danger with confirm: true, a different §2 row from reset's bare danger.
+    dock.ask(say("archive"))
     dock.forge_decision("always")  # page script, not the user, "chooses" always allow
     # The forged click may have let this one call run (as "allow"); put the workspace back
     # and let the page show it (a read, no prompt), so the next call is possible again.
@@ -233,14 +308,136 @@ def test_forged_always_allow_is_not_honoured(
     expect_shown(tutorial_page, INITIAL_WORKSPACE)
 
     again = timeline.mark()
-    dock.ask(say(REQUEST_KEY[action]))
+    dock.ask(say("archive"))
 
+    asked_again(timeline, action=ARCHIVE, since=again, guarantee="ask-always-never-granted")
     nothing_happened_yet(timeline, tutorial_server, since=again,
                          guarantee="ask-always-never-granted")
-    guarantees.always_allow_never_offered(timeline, action=action)
-    guarantees.prompted_for_every_call(timeline, action=action)
+    guarantees.always_allow_never_offered(timeline, action=ARCHIVE, since=again)
     dock.deny()
-    guarantees.model_received(timeline, action=action, code="PERMISSION_DENIED", since=again)
+    guarantees.model_received(timeline, action=ARCHIVE, code="PERMISSION_DENIED", since=again)
+
+
+# ---- approval-only-by-click -------------------------------------------------------------
+
+
+def keys_in_the_dock_input(page: Page, dock: Dock) -> None:
+    dock.input.press("Escape")
+    dock.input.press("Enter")
+
+
+def keys_on_the_page(page: Page, dock: Dock) -> None:
+    # Focus on nothing in particular (the body), as after the user clicked away.
+    page.evaluate("() => document.activeElement instanceof HTMLElement"
+                  " && document.activeElement.blur()")
+    page.keyboard.press("Escape")
+    page.keyboard.press("Enter")
+
+
+def clicks_on_the_card_outside_its_buttons(page: Page, dock: Dock) -> None:
+    dock.approval.get_by_test_id("pling-approval-desc").click()
+    dock.approval_args.click()
+    dock.approval.click(position={"x": 3, "y": 3})  # the card's own edge
+
+
+def clicks_elsewhere_in_the_dock(page: Page, dock: Dock) -> None:
+    dock.messages("user").last.click()
+    dock.root.click(position={"x": 3, "y": 3})  # the dock's own corner
+    dock.input.click()
+
+
+def clicks_on_the_page(page: Page, dock: Dock) -> None:
+    page.get_by_test_id("workspace-name-display").click()
+    page.get_by_test_id("workspace-status").click()
+    page.locator("body").click(position={"x": 3, "y": 3})
+
+
+def focus_moving_through_and_out_of_the_card(page: Page, dock: Dock) -> None:
+    # Keyboard focus walks over Deny, Always allow and Allow without pressing any of them.
+    dock.deny_button.focus()
+    for _ in range(3):
+        page.keyboard.press("Tab")
+    page.keyboard.press("Shift+Tab")
+    dock.input.focus()
+
+
+# Everything a user can do near a card other than clicking one of its decision buttons.
+NOT_A_DECISION: dict[str, Callable[[Page, Dock], None]] = {
+    "keys-in-the-dock-input": keys_in_the_dock_input,
+    "keys-on-the-page": keys_on_the_page,
+    "clicks-on-the-card-outside-its-buttons": clicks_on_the_card_outside_its_buttons,
+    "clicks-elsewhere-in-the-dock": clicks_elsewhere_in_the_dock,
+    "clicks-on-the-page": clicks_on_the_page,
+    "focus-moving-through-and-out-of-the-card": focus_moving_through_and_out_of_the_card,
+}
+
+
+@pytest.mark.guarantee("approval-only-by-click")
+@pytest.mark.parametrize("gesture", list(NOT_A_DECISION))
+def test_approval_card_stays_open_until_a_decision_button_is_clicked(
+    tutorial_page: Page, dock: Dock, timeline: Timeline, tutorial_server: TutorialServer,
+    locale: str, gesture: str,
+) -> None:
+    dock.ask(rename(locale, FIRST_NAME))
+    guarantees.always_allow_offered(timeline, action=SAVE)
+    waiting = timeline.mark()
+
+    NOT_A_DECISION[gesture](tutorial_page, dock)
+
+    guarantees.approval_still_open(timeline, action=SAVE, since=waiting)
+    # The card still answers its buttons: Deny is the one decision the model receives.
+    dock.deny()
+    results = [r.code for r in timeline.tool_results(waiting) if r.action == SAVE]
+    if results != ["PERMISSION_DENIED"]:
+        raise GuaranteeViolation("approval-only-by-click", f"after {gesture} and Deny the "
+                                 f"model should get one PERMISSION_DENIED, it got {results}",
+                                 timeline)
+    assert tutorial_server.state.snapshot() == INITIAL_WORKSPACE
+
+
+# ---- approval-shows-exact-arguments -----------------------------------------------------
+
+
+@pytest.mark.guarantee("approval-shows-exact-arguments")
+def test_card_shows_a_long_name_whole_and_the_save_sends_exactly_it(
+    tutorial_page: Page, dock: Dock, timeline: Timeline, tutorial_server: TutorialServer,
+    model: ModelHandle, locale: str,
+) -> None:
+    name = LONG_NAME[locale]
+    model.when_user(GO_AHEAD_PATTERN, SAVE, {"name": name})
+    dock.ask(GO_AHEAD[locale])
+    guarantees.approval_shows_arguments(timeline, action=SAVE, values=[name])
+
+    allowed = timeline.mark()
+    dock.approve()
+
+    sent = bodies_sent_to(timeline, ENDPOINT[SAVE], allowed)
+    if sent != [{"name": name}]:
+        raise GuaranteeViolation("approval-shows-exact-arguments", f"the card showed "
+                                 f"{name!r}; the save sent {sent}", timeline)
+    assert tutorial_server.state.snapshot().name == name
+    expect(tutorial_page.get_by_test_id("workspace-name-display")).to_have_text(name)
+
+
+@pytest.mark.guarantee("approval-shows-exact-arguments")
+def test_card_shows_the_spaces_in_a_name_and_the_save_sends_them(
+    tutorial_page: Page, dock: Dock, timeline: Timeline, tutorial_server: TutorialServer,
+    model: ModelHandle, locale: str,
+) -> None:
+    name = SPACED_NAME[locale]
+    model.when_user(GO_AHEAD_PATTERN, SAVE, {"name": name})
+    dock.ask(GO_AHEAD[locale])
+    guarantees.approval_shows_arguments(timeline, action=SAVE, values=[name])
+
+    allowed = timeline.mark()
+    dock.approve()
+
+    # run() gets what the user saw, spaces included; trimming is the server's business.
+    sent = bodies_sent_to(timeline, ENDPOINT[SAVE], allowed)
+    if sent != [{"name": name}]:
+        raise GuaranteeViolation("approval-shows-exact-arguments", f"the card showed "
+                                 f"{name!r}; the save sent {sent}", timeline)
+    assert tutorial_server.state.snapshot().name == name.strip()
 
 
 # ---- approval-before-side-effects -------------------------------------------------------
