@@ -20,7 +20,8 @@ from harness.server.state import INITIAL_WORKSPACE
 from harness.tutorials import load_tutorial
 
 TUTORIAL = "r-15-confirmation-and-human-handoff"
-GUARANTEE = "gateway-refuses-foreign-requests"
+# One promise for the gateway and the business API (tests/test_server_foreign_requests.py).
+GUARANTEE = "server-refuses-foreign-requests"
 # A request the gateway would forward (and the upstream answer with an archive call).
 MODEL_REQUEST: dict[str, Any] = {
     "messages": [{"role": "user", "content": "archive the workspace"}],
@@ -195,11 +196,26 @@ def test_json_post_with_a_foreign_origin_is_refused_403(
     assert_untouched(server, upstream, refusals=1, status=403, code="FORBIDDEN_ORIGIN")
 
 
+@pytest.mark.guarantee(GUARANTEE)
+@pytest.mark.parametrize("host", ["evil.example", "127.0.0.2"])
+def test_json_post_addressed_to_a_foreign_host_is_refused_403(
+    server: TutorialServer, upstream: FakeUpstream, host: str,
+) -> None:
+    """DNS rebinding: a name resolving here is not this server. No Origin, so only the
+    Host can tell."""
+    response = httpx.post(f"{server.url}/api/model", json=MODEL_REQUEST,
+                          headers={"Host": f"{host}:{server.port}"})
+
+    assert (response.status_code, response.json().get("code")) == (403, "FORBIDDEN_HOST")
+    assert_untouched(server, upstream, refusals=1, status=403, code="FORBIDDEN_HOST")
+
+
 FORM_STYLE_TYPES = {
     "text-plain": "text/plain;charset=UTF-8",
     "urlencoded": "application/x-www-form-urlencoded",
     "multipart": "multipart/form-data; boundary=x",
     "json-lookalike": "application/jsonp",
+    "json-as-parameter": "text/plain; a=application/json",
     "none": None,
 }
 

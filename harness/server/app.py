@@ -17,6 +17,7 @@ from harness.paths import FIXTURES_DIR_NAME, RUNTIME_DIR_NAME, TESTBED_DIR_NAME
 from harness.server.bodies import error_response
 from harness.server.business import BusinessApi
 from harness.server.gateway import GATEWAY_PATH, Gateway
+from harness.server.guard import Endpoint, Refuse, guarded
 from harness.server.log import ServerLog
 from harness.server.state import TestbedCalls, WorkspaceState
 from harness.server.static import StaticDirectory, file_response
@@ -64,15 +65,20 @@ def create_app(
     fixture_files = StaticDirectory(tutorial.fixture_directory(root))
     copy_directory = tutorial.copy_directory(root)
 
+    def api_route(path: str, endpoint: Endpoint, method: str, refuse: Refuse = api.refuse) -> Route:
+        # Every API route is guarded, not just the gateway: a business call that another
+        # site's page could make would bypass the approval the page asks for.
+        return Route(path, guarded(endpoint, refuse=refuse), methods=[method])
+
     api_routes = [
-        Route("/api/workspace", api.get_workspace, methods=["GET"]),
-        Route("/api/workspace/name", api.rename, methods=["POST"]),
-        Route("/api/workspace/archive", api.archive, methods=["POST"]),
-        Route("/api/workspace/reset", api.reset, methods=["POST"]),
-        Route("/api/workspace/publish", api.publish, methods=["POST"]),
-        Route("/api/testbed/run/{action}", api.testbed_run, methods=["POST"]),
-        Route("/api/testbed/calls", api.testbed_calls, methods=["GET"]),
-        Route(GATEWAY_PATH, gateway.handle, methods=["POST"]),
+        api_route("/api/workspace", api.get_workspace, "GET"),
+        api_route("/api/workspace/name", api.rename, "POST"),
+        api_route("/api/workspace/archive", api.archive, "POST"),
+        api_route("/api/workspace/reset", api.reset, "POST"),
+        api_route("/api/workspace/publish", api.publish, "POST"),
+        api_route("/api/testbed/run/{action}", api.testbed_run, "POST"),
+        api_route("/api/testbed/calls", api.testbed_calls, "GET"),
+        api_route(GATEWAY_PATH, gateway.handle, "POST", refuse=gateway.refuse),
     ]
 
     async def api_not_found(request: Request) -> Response:

@@ -19,6 +19,7 @@ from harness.server.bodies import (
     try_parse_json,
     validate_body,
 )
+from harness.server.guard import Refusal
 from harness.server.log import ServerLog
 from harness.server.state import BusinessError, TestbedCalls, WorkspaceSnapshot, WorkspaceState
 
@@ -79,6 +80,8 @@ class BusinessApi:
             raw = await read_body(request, limit=MAX_BUSINESS_BODY_BYTES)
             data = try_parse_json(raw)
             # An empty body means "no fields"; models with required fields still refuse it.
+            # Safe only because the guard demands a JSON content type, which no cross-site
+            # form or "simple" fetch can send.
             body = validate_body(model, parse_json(raw) if raw.strip() else {})
             snapshot = change(body)
         except BodyRejected as rejected:
@@ -112,8 +115,15 @@ class BusinessApi:
 
     # --- common ----------------------------------------------------------------------
 
-    def _answer(self, request: Request, body: Any, status: int, response: Any) -> Response:
+    def refuse(self, request: Request, refusal: Refusal) -> Response:
+        """The guard's refusal: logged with its reason (body unread, state untouched)."""
+        return self._answer(request, None, refusal.status,
+                            error_body(refusal.code, refusal.message), detail=refusal.detail)
+
+    def _answer(self, request: Request, body: Any, status: int, response: Any, *,
+                detail: str | None = None) -> Response:
         self.log.append(kind="api", method=request.method, path=request.url.path, body=body,
-                        status=status, response=response, state=self.state.snapshot())
+                        status=status, response=response, state=self.state.snapshot(),
+                        detail=detail)
         return JSONResponse(response, status_code=status)
 

@@ -1,4 +1,5 @@
-"""`POST /api/model`: checks the caller, validates the request, asks the provider, maps faults."""
+"""`POST /api/model`: validates the request, asks the provider, maps faults (the caller is
+checked before, by `harness.server.guard`)."""
 
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ from harness.server.bodies import (
     try_parse_json,
     validate_body,
 )
+from harness.server.guard import Refusal
 from harness.server.log import RecordKind, ServerLog
 from harness.server.state import WorkspaceState
 
@@ -25,10 +27,13 @@ GATEWAY_PATH = "/api/model"
 # Generous for long conversations (a 1 MiB tool-call argument may come back in history),
 # small enough that a runaway page cannot make the server buffer without bound.
 MAX_REQUEST_BYTES = 4 * MIB
-LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]")
 
 # What the gateway says, per code, in each locale the page may ask for.
 MESSAGES: dict[str, dict[ModelLocale, str]] = {
+    "FORBIDDEN_HOST": {
+        "en": "This server answers only to its own address.",
+        "zh": "本服务器只响应发往其自身地址的请求。",
+    },
     "FORBIDDEN_ORIGIN": {
         "en": "Only the page served by this server may call the model.",
         "zh": "只有本服务器提供的页面可以调用模型。",
@@ -64,26 +69,6 @@ def say(code: str, locale: ModelLocale | None, **params: str) -> str:
     return MESSAGES[code][locale or "en"].format(**params)
 
 
-def own_origins(request: Request) -> set[str]:
-    """The origins of this server as a browser sees it.
-
-    Built from the socket the request came in on, not the Host header, so a page on
-    another name that resolves here (DNS rebinding) is still a foreign origin.
-    """
-    server = request.scope.get("server")
-    if not server:
-        return {f"{request.url.scheme}://{request.url.netloc}".lower()}
-    host, port = server[0], server[1]
-    names = {f"[{host}]" if ":" in host else host}
-    if names & set(LOOPBACK_NAMES):
-        names.update(LOOPBACK_NAMES)
-    return {f"{request.url.scheme}://{name}:{port}".lower() for name in names}
-
-
-def is_json_content_type(value: str) -> bool:
-    return value.split(";", 1)[0].strip().lower() == "application/json"
-
-
 def locale_hint(data: Any) -> ModelLocale | None:
     """The request's locale, read before validation so even a 400 speaks the page's language."""
     locale = data.get("locale") if isinstance(data, dict) else None
@@ -99,14 +84,8 @@ class Gateway:
         self.state = state
 
     async def handle(self, request: Request) -> Response:
-        origin = request.headers.get("origin")
-        if origin is not None and origin.lower() not in own_origins(request):
-            return self._refuse(request, 403, "FORBIDDEN_ORIGIN", None,
-                                detail=f"Origin {origin!r} is not this server")
-        content_type = request.headers.get("content-type", "")
-        if not is_json_content_type(content_type):
-            return self._refuse(request, 415, "UNSUPPORTED_MEDIA_TYPE", None,
-                                detail=f"Content-Type {content_type!r}")
+        """A model request that passed the guard (`harness.server.guard`): own Host and
+        Origin, JSON content type."""
         try:
             raw = await read_body(request, limit=MAX_REQUEST_BYTES)
         except BodyRejected as rejected:
@@ -120,6 +99,10 @@ class Gateway:
             return self._refuse(request, rejected.status, rejected.code, locale,
                                 body=data, detail=rejected.message)
         return await self._forward(request, model_request, data)
+
+    def refuse(self, request: Request, refusal: Refusal) -> Response:
+        """The guard's refusal, in the gateway's words; logged as a model error."""
+        return self._refuse(request, refusal.status, refusal.code, None, detail=refusal.detail)
 
     async def _forward(self, request: Request, model_request: ModelRequest, data: Any) -> Response:
         locale = model_request.locale
