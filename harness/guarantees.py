@@ -33,6 +33,7 @@ from harness import conversation
 from harness.conversation import ToolResultSeen
 from harness.dock import Dock
 from harness.probe import is_business_path
+from harness.texts import Words
 from harness.timeline import Mark, Timeline
 
 # How long a DOM-reading guarantee waits for the UI it inspects to be on screen.
@@ -483,3 +484,43 @@ def _carries_success(body: str | None, call_id: str) -> bool:
     if not isinstance(request, dict):
         return False
     return any(r.call_id == call_id and r.ok for r in conversation.tool_results([request]))
+
+
+# ---- copy: what a notice means ------------------------------------------------------------
+
+
+def notice_means(timeline: Timeline, words: Words, *, code: str, action: str,
+                 guarantee: str = "notice-means") -> None:
+    """The newest dock notice carrying `data-code=<code>` names `action` and says what the
+    glossary says a `code` notice means in `words`' locale, with no claim it must not make.
+
+    The action is named by the `description` the model received for it (its `desc`), or by
+    its id if the page never offered it (an unknown action). Wording is never compared:
+    "You did not allow X. It was not run." and "X was denied and not carried out." both pass;
+    a notice saying "allowed and done" fails.
+    """
+    notice = Dock(_page(timeline)).messages("notice").and_(
+        _page(timeline).locator(f"[data-code='{code}']")).last
+    try:
+        expect(notice).to_be_attached(timeout=UI_TIMEOUT_MS)
+    except AssertionError:
+        raise _fail(guarantee, f"no notice with data-code={code!r} is in the dock",
+                    timeline) from None
+    text = notice.inner_text()
+    naming = _tool_description(timeline, action) or action
+    problems = words.meaning_problems(text, code, naming=naming)
+    if problems:
+        raise _fail(guarantee, f"the {words.locale} notice for {code} ({text!r}) "
+                    f"{'; '.join(problems)}", timeline)
+
+
+def _tool_description(timeline: Timeline, action: str) -> str | None:
+    """The `description` of `action` in the newest model request whose tools offered it."""
+    for record in reversed(timeline.server_records(kind="model.request")):
+        tools = record.body.get("tools") if isinstance(record.body, dict) else None
+        for tool in tools if isinstance(tools, list) else []:
+            function = tool.get("function") if isinstance(tool, dict) else None
+            if isinstance(function, dict) and function.get("name") == action:
+                description = function.get("description")
+                return description if isinstance(description, str) else None
+    return None

@@ -1,11 +1,28 @@
-"""The words a page should show, read from the served files, so a check can expect them exactly.
+"""The words a page shows: what they must *mean* (from the reviewed glossary), and the copy.
 
-`runtime_text(root, locale, key, **params)` fills a runtime string (`fixtures/pling/locales`)
-the way the runtime's `translate` does; `page_copy(root, tutorial, locale)` is a tutorial's
-page copy (`copy/{locale}.json`), e.g. for an action's description; `Words` holds both for
-one locale. Read from the root the server serves (`tutorial_server.root`), so a check
-compares against the copy really in use without asking the runtime, whose code is what is
-under test.
+Prefer meaning over wording. A check that compares a notice with the copy file's sentence
+passes whatever that sentence says (it agrees with itself) and fails a page whose copy
+says the same thing in other words. So a notice is checked against the glossary
+(`harness/glossary.json`, plus the tutorial's own `glossary.json`; see `harness.glossary`):
+
+    words = Words(tutorial_server.root, tutorial_server.tutorial, locale)
+    notice = dock.messages("notice").last
+    assert words.means(notice.inner_text(), "PERMISSION_DENIED")  # says "not allowed", no claim
+    words.meaning_problems(text, "HANDOFF_CANCELLED", naming=words.desc("publish_changes"))
+
+or, in a check, with the timeline's evidence in the failure message::
+
+    guarantees.notice_means(timeline, words, code="PERMISSION_DENIED",
+                            action="archive_workspace")
+
+which finds the newest notice carrying `data-code="PERMISSION_DENIED"` (page contract) and
+checks that it names the action by the `description` the model received for it.
+
+The copy itself is still readable, for the few texts a page must show word for word (a
+placeholder filled in, the page's own messages): `runtime_text(root, locale, key,
+**params)` fills a runtime string (`fixtures/pling/locales`) the way the runtime's
+`translate` does; `page_copy(root, tutorial, locale)` is a tutorial's page copy
+(`copy/{locale}.json`). Read from the root the server serves (`tutorial_server.root`).
 """
 
 from __future__ import annotations
@@ -14,6 +31,7 @@ import json
 import re
 from pathlib import Path
 
+from harness.glossary import Glossary, glossary_for
 from harness.paths import FIXTURES_DIR_NAME, RUNTIME_DIR_NAME
 from harness.tutorials import Tutorial
 
@@ -33,10 +51,14 @@ def fill(template: str, params: dict[str, str | int]) -> str:
         lambda match: str(params[match[1]]) if match[1] in params else match[0], template)
 
 
+def runtime_copy_path(root: Path, locale: str) -> Path:
+    """The runtime's (the dock's) copy file for `locale`."""
+    return root / FIXTURES_DIR_NAME / RUNTIME_DIR_NAME / "locales" / f"{locale}.json"
+
+
 def runtime_text(root: Path, locale: str, key: str, **params: str | int) -> str:
     """The runtime's `key` in `locale`, filled from `params` (a missing key raises KeyError)."""
-    path = root / FIXTURES_DIR_NAME / RUNTIME_DIR_NAME / "locales" / f"{locale}.json"
-    return fill(_catalogue(path)[key], params)
+    return fill(_catalogue(runtime_copy_path(root, locale))[key], params)
 
 
 def page_copy(root: Path, tutorial: Tutorial, locale: str) -> dict[str, str]:
@@ -45,12 +67,28 @@ def page_copy(root: Path, tutorial: Tutorial, locale: str) -> dict[str, str]:
 
 
 class Words:
-    """The texts a tutorial's page shows in one locale: the runtime's and the page's copy."""
+    """The texts a tutorial's page shows in one locale: what notices must mean (glossary),
+    and the runtime's and the page's copy."""
 
     def __init__(self, root: Path, tutorial: Tutorial, locale: str) -> None:
         self.root = root
         self.locale = locale
         self.copy = page_copy(root, tutorial, locale)
+        self.glossary: Glossary = glossary_for(root, tutorial)
+
+    # ---- meaning (preferred) -------------------------------------------------------------
+
+    def means(self, text: str, code: str, *, naming: str | None = None) -> bool:
+        """Whether `text` says what a notice for `code` must say in this locale and claims
+        nothing it must not (and names `naming`, the action, if given)."""
+        return not self.meaning_problems(text, code, naming=naming)
+
+    def meaning_problems(self, text: str, code: str, *, naming: str | None = None) -> list[str]:
+        """Why `text` is not a faithful notice for `code` ([] if it is): each meaning of the
+        glossary it does not say, each claim it makes, and not naming `naming`."""
+        return self.glossary.meaning_problems(self.locale, text, code, naming=naming)
+
+    # ---- the copy ------------------------------------------------------------------------
 
     def runtime(self, key: str, **params: str | int) -> str:
         """A runtime string, e.g. runtime("error.UNAVAILABLE", action=words.desc(...))."""
@@ -61,5 +99,6 @@ class Words:
         return self.copy[f"action.{action}"]
 
     def notice(self, code: str, action: str) -> str:
-        """The dock's notice for a failed call of `action` with `code` (runtime error.<CODE>)."""
+        """The copy's exact notice for a failed call of `action` with `code` (runtime
+        error.<CODE>). Prefer `means`/`guarantees.notice_means`: this agrees with any copy."""
         return self.runtime(f"error.{code}", action=self.desc(action))

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
+from harness.glossary import CJK_CHARACTER
 from harness.paths import PROJECT_ROOT, TUTORIALS_DIR_NAME
+from harness.tutorial_text import Snippet, TutorialText, parse_tutorial
 from harness.tutorials import Tutorial, list_tutorials
 
 TUTORIALS = list_tutorials()
@@ -18,80 +19,11 @@ TEXTS = [(tutorial.id, locale) for tutorial in TUTORIALS for locale in tutorial.
 REQUIRED_TEXTS = [("r-15-confirmation-and-human-handoff", "zh"),
                   ("r-15-confirmation-and-human-handoff", "en")]
 
-SECTION_ANCHOR = re.compile(r"^<!-- section: ([a-z0-9][a-z0-9-]*) -->$")
-SNIPPET_ANCHOR = re.compile(r"^<!-- snippet: (\S+) -->$")
-# A fence opens or closes a code block; the info string ("js", "sh") may follow the backticks.
-FENCE = re.compile(r"^```")
-INLINE_CODE = re.compile(r"`[^`\n]*`")
-HTML_COMMENT = re.compile(r"<!--.*?-->", re.DOTALL)
-# Han ideographs (with extension A and compatibility forms), CJK punctuation, full-width forms.
-CJK_CHARACTER = re.compile(r"[\u3000-\u303f\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff00-\uffef]")
 HAN_IDEOGRAPH = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 LATIN_LETTER = re.compile(r"[A-Za-z]")
 # Share of Han ideographs among all letters of the zh prose, inline code left out. Product
 # names stay Latin, so a real Chinese text sits near 1; a half-English one falls far below.
 MIN_ZH_HAN_SHARE = 0.8
-
-
-@dataclass(frozen=True)
-class Snippet:
-    """A fenced code block that claims to be quoted from `path`."""
-
-    path: str
-    line: int
-    code: str
-
-
-@dataclass(frozen=True)
-class TutorialText:
-    """What the tests need to know about one tutorial file."""
-
-    section_ids: list[str]
-    headings: list[str]
-    unanchored_headings: list[str]
-    snippets: list[Snippet]
-    dangling_snippet_anchors: list[int]
-    prose: str
-
-
-def parse_tutorial(text: str) -> TutorialText:
-    """Split `text` into sections, snippet blocks and the prose outside code."""
-    lines = text.split("\n")
-    section_ids: list[str] = []
-    headings: list[str] = []
-    unanchored: list[str] = []
-    snippets: list[Snippet] = []
-    dangling: list[int] = []
-    prose_lines: list[str] = []
-    index = 0
-    while index < len(lines):
-        line = lines[index]
-        previous = lines[index - 1] if index > 0 else ""
-        if FENCE.match(line):
-            end = index + 1
-            while end < len(lines) and not FENCE.match(lines[end]):
-                end += 1
-            snippet_anchor = SNIPPET_ANCHOR.match(previous)
-            if snippet_anchor:
-                code = "\n".join(lines[index + 1 : end])
-                snippets.append(Snippet(snippet_anchor.group(1), index + 1, code))
-            index = end + 1
-            continue
-        if SNIPPET_ANCHOR.match(line):
-            following = lines[index + 1] if index + 1 < len(lines) else ""
-            if not FENCE.match(following):
-                dangling.append(index + 1)
-        section_anchor = SECTION_ANCHOR.match(line)
-        if section_anchor:
-            section_ids.append(section_anchor.group(1))
-        if line.startswith("## "):
-            headings.append(line)
-            if not SECTION_ANCHOR.match(previous):
-                unanchored.append(line)
-        prose_lines.append(line)
-        index += 1
-    prose = INLINE_CODE.sub(" ", HTML_COMMENT.sub(" ", "\n".join(prose_lines)))
-    return TutorialText(section_ids, headings, unanchored, snippets, dangling, prose)
 
 
 def tutorial_path(tutorial_id: str, locale: str) -> Path:
@@ -261,6 +193,17 @@ def test_parse_tutorial_heading_without_anchor_is_unanchored() -> None:
     text = parse_tutorial("<!-- section: one -->\n## One\n\n## Two\n")
     assert text.section_ids == ["one"]
     assert text.unanchored_headings == ["## Two"]
+
+
+def test_parse_tutorial_section_prose_is_split_at_anchors_without_code() -> None:
+    text = parse_tutorial("# Title\n<!-- section: one -->\n## One\nsay `code` here\n"
+                          "```sh\nrun me\n```\n<!-- section: two -->\n## Two\nmore")
+    assert list(text.section_prose) == ["", "one", "two"]
+    assert "Title" in text.section_prose[""]
+    assert "say" in text.section_prose["one"]
+    assert "code" not in text.section_prose["one"]
+    assert "run me" not in text.section_prose["one"]
+    assert "more" in text.section_prose["two"]
 
 
 def test_han_share_english_prose_is_below_threshold() -> None:

@@ -33,17 +33,14 @@ def model_reply(model: ModelHandle, action: str, code: str, locale: str) -> str:
     return said.text(language)
 
 
-def dock_notice(server: TutorialServer, locale: str, code: str, action: str) -> str:
-    """The dock's localised notice for a failed call of `action` (named by its page copy)."""
-    return Words(server.root, server.tutorial, locale).notice(code, action)
-
-
 @pytest.mark.guarantee("acceptance-walk")
 def test_acceptance_walk_six_steps_in_order(
     tutorial_page: Page, dock: Dock, timeline: Timeline, model: ModelHandle,
     tutorial_server: TutorialServer, say: Say, locale: str,
 ) -> None:
     page = tutorial_page
+    # What the dock's notices must mean in this locale (the reviewed glossary).
+    words = Words(tutorial_server.root, tutorial_server.tutorial, locale)
     status = page.get_by_test_id("workspace-status")
     code_field = page.get_by_test_id("verification-code")
 
@@ -77,6 +74,8 @@ def test_acceptance_walk_six_steps_in_order(
         timeline, action="archive_workspace", since=denied,
         success_phrases=model.success_phrases("archive_workspace", locale))
     guarantees.no_silent_retry(timeline, since=denied)
+    guarantees.notice_means(timeline, words, code="PERMISSION_DENIED", action="archive_workspace",
+                            guarantee="acceptance-walk step 3")
     expect(dock.messages("assistant").last).to_have_text(
         model_reply(model, "archive_workspace", "PERMISSION_DENIED", locale))
     expect(status).to_have_attribute("data-archived", "false")
@@ -101,8 +100,8 @@ def test_acceptance_walk_six_steps_in_order(
                               since=cancelled)
     guarantees.no_silent_retry(timeline, since=cancelled)
     guarantees.highlights_removed(timeline, since=step)
-    expect(dock.messages("notice").last).to_have_text(
-        dock_notice(tutorial_server, locale, "HANDOFF_CANCELLED", "publish_changes"))
+    guarantees.notice_means(timeline, words, code="HANDOFF_CANCELLED", action="publish_changes",
+                            guarantee="acceptance-walk step 5")
     expect(dock.messages("assistant").last).to_have_text(
         model_reply(model, "publish_changes", "HANDOFF_CANCELLED", locale))
     expect(status).to_have_attribute("data-state", "draft")

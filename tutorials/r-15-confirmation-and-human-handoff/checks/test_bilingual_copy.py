@@ -1,43 +1,41 @@
-"""Bilingual copy (SPEC §6): zh and en copies in step, and a rendered page that speaks only
-its own language in every state the dock can be in."""
+"""Bilingual copy (SPEC §6): zh and en copies in step, every value in its own language and
+using the glossary's terms, a rendered page that speaks only its language in every state the
+dock can be in, and safety notices that mean what their code means (the reviewed glossary,
+`harness/glossary.json`, never the copy's own sentence)."""
 
 from __future__ import annotations
 
 import json
 import re
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
-from playwright.sync_api import Page, expect
+from playwright.sync_api import Page, Route, expect
 
+from harness import guarantees
 from harness.dock import Dock
+from harness.glossary import Glossary, glossary_for
 from harness.model.provider import ProviderUnavailable
-from harness.model.wire import ModelLocale
 from harness.model_handle import ModelHandle
 from harness.pytest_plugin import pling_root
 from harness.serve import TutorialServer
 from harness.server.state import INITIAL_NAME
-from harness.tutorials import load_tutorial
+from harness.texts import Words, runtime_copy_path
+from harness.timeline import Timeline
+from harness.tutorial_text import load_tutorial_text, tutorial_text_path
+from harness.tutorials import Tutorial, load_tutorial
 
 Say = Callable[[str], str]
 OTHER_LOCALE = {"zh": "en", "en": "zh"}
 PLACEHOLDER = re.compile(r"\{(\w+)\}")
 # A {placeholder} left unfilled on the rendered page.
 UNFILLED_PLACEHOLDER = re.compile(r"\{[A-Za-z_]\w*\}")
-# Han ideographs (with extension A and compatibility forms), CJK punctuation, full-width forms.
-CJK_CHARACTER = re.compile(r"[\u3000-\u303f\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff00-\uffef]")
-# A word of the en copy: 3+ ASCII letters (shorter runs are units and abbreviations).
-ENGLISH_WORD = re.compile(r"[A-Za-z]{3,}")
-# What may stand in Latin letters on the zh page: names and identifiers, not English.
-IDENTIFIER = re.compile(r"[A-Za-z0-9_]+")
-NAMES_IN_ANY_LANGUAGE = frozenset({
-    "Harbor",  # the demo product
-    "Pling", "pling",  # the runtime
-    INITIAL_NAME, "Acme",  # workspace names (the initial one, the one the user asks for)
-    "JSON", "true", "false", "null",  # the format and its literals (arguments, type names)
-})
-SECTION_ANCHOR = re.compile(r"^<!-- section: ([a-z0-9][a-z0-9-]*) -->$", re.MULTILINE)
+# Data the walk itself puts on the page (the initial workspace name, the name the user asks
+# for): shown as typed, in any language.
+WALK_DATA = (INITIAL_NAME, "Acme")
 
 # Everything the user can read: the text, the title, and labels that only assistive
 # technology or a hover shows.
@@ -52,23 +50,29 @@ COLLECT_TEXT = """() => {
   return texts.join("\\n");
 }"""
 
-# The actions the page offers the model, as the runtime projects them (same module instance).
-PROJECTION = """async () => (await import("/pling/index.js")).defaultRegistry.projection()"""
-
 # A code the server refuses, to bring up the page's wrong-code message.
 WRONG_CODE = "111111"
+# The handoff's default time limit (SPEC §4), after which it ends HANDOFF_TIMEOUT.
+DEFAULT_HANDOFF_TIMEOUT_MS = 5 * 60 * 1000
+# More model calls than any sane per-turn cap (SPEC §5, "e.g. 8"): the turn must stop first.
+RUNAWAY_MODEL_CALLS = 20
 # An action the page does not offer, and how the user's request for it reads.
 BOGUS_ACTION = "purge_everything"
 BOGUS_REQUEST = {"en": "purge everything", "zh": "清空一切"}
+# A rename the page's schema accepts (1..80 characters) but the server refuses (it trims).
+BLANK_NAME = "   "
+BLANK_NAME_REQUEST = {"en": "rename the workspace to nothing at all", "zh": "把工作区名称改为空白"}
+SAVE, ARCHIVE, PUBLISH, READ = (
+    "save_workspace_name", "archive_workspace", "publish_changes", "get_workspace")
 
 
 # ---- the copy files ---------------------------------------------------------------------
 
 
-def copy_path(root: Path, tutorial_id: str, copy_set: str, locale: str) -> Path:
+def copy_path(root: Path, tutorial: Tutorial, copy_set: str, locale: str) -> Path:
     if copy_set == "page":
-        return root / "tutorials" / tutorial_id / "copy" / f"{locale}.json"
-    return root / "fixtures" / "pling" / "locales" / f"{locale}.json"
+        return tutorial.copy_directory(root) / f"{locale}.json"
+    return runtime_copy_path(root, locale)
 
 
 def load_copy(path: Path) -> dict[str, object]:
@@ -77,11 +81,11 @@ def load_copy(path: Path) -> dict[str, object]:
     return loaded
 
 
-def strings_of(root: Path, tutorial_id: str, locale: str) -> dict[str, str]:
+def strings_of(root: Path, tutorial: Tutorial, locale: str) -> dict[str, str]:
     """Page copy and dock copy of `locale`, merged (their keys do not overlap)."""
     merged: dict[str, str] = {}
     for copy_set in ("page", "dock"):
-        copy = load_copy(copy_path(root, tutorial_id, copy_set, locale))
+        copy = load_copy(copy_path(root, tutorial, copy_set, locale))
         merged.update((key, value) for key, value in copy.items() if isinstance(value, str))
     return merged
 
@@ -93,17 +97,24 @@ def served_root(pytestconfig: pytest.Config) -> Path:
 
 
 @pytest.fixture
-def canonical_id(tutorial_id: str, served_root: Path) -> str:
-    return load_tutorial(tutorial_id, served_root).id
+def tutorial(tutorial_id: str, served_root: Path) -> Tutorial:
+    """The tutorial under check, as the served root defines it."""
+    return load_tutorial(tutorial_id, served_root)
+
+
+@pytest.fixture
+def glossary(tutorial: Tutorial, served_root: Path) -> Glossary:
+    """The harness's reviewed glossary plus the tutorial's own (terms, names)."""
+    return glossary_for(served_root, tutorial)
 
 
 @pytest.mark.guarantee("bilingual-copy")
 @pytest.mark.parametrize("copy_set", ["page", "dock"])
 def test_copy_matches_the_other_locale_key_for_key(
-    served_root: Path, canonical_id: str, copy_set: str, locale: str,
+    served_root: Path, tutorial: Tutorial, copy_set: str, locale: str,
 ) -> None:
-    path = copy_path(served_root, canonical_id, copy_set, locale)
-    other_path = copy_path(served_root, canonical_id, copy_set, OTHER_LOCALE[locale])
+    path = copy_path(served_root, tutorial, copy_set, locale)
+    other_path = copy_path(served_root, tutorial, copy_set, OTHER_LOCALE[locale])
     mine, other = load_copy(path), load_copy(other_path)
 
     problems = [f"missing key {key!r} (in {other_path.name})" for key in other if key not in mine]
@@ -121,20 +132,73 @@ def test_copy_matches_the_other_locale_key_for_key(
 
 
 @pytest.mark.guarantee("bilingual-copy")
+@pytest.mark.parametrize("copy_set", ["page", "dock"])
+def test_copy_every_value_is_in_its_locale(
+    served_root: Path, tutorial: Tutorial, glossary: Glossary, copy_set: str, locale: str,
+) -> None:
+    """Every value, not only the ones a walk happens to render: a zh value has Chinese and
+    no English word (names from the glossary aside), an en value has no CJK."""
+    path = copy_path(served_root, tutorial, copy_set, locale)
+    problems: list[str] = []
+    for key, text in load_copy(path).items():
+        if not isinstance(text, str):
+            continue  # reported by the key-for-key check
+        found = glossary.language_problems(locale, text)
+        found += ["no Chinese at all"] if glossary.untranslated(locale, text) else []
+        problems += [f"{key!r} = {text!r}: {problem}" for problem in found]
+    assert not problems, f"{path} has values that are not {locale}:\n  " + "\n  ".join(problems)
+
+
+@pytest.mark.guarantee("bilingual-copy")
+@pytest.mark.parametrize("copy_set", ["page", "dock"])
+def test_copy_uses_the_glossary_terms_key_for_key(
+    served_root: Path, tutorial: Tutorial, glossary: Glossary, copy_set: str, locale: str,
+) -> None:
+    """Where the en value uses a glossary term, the zh value uses the glossary's zh term
+    (人工接力 for "human handoff", 始终允许 for "always allow"), and no variant the glossary
+    rules out (人工接管, 总是允许) appears."""
+    path = copy_path(served_root, tutorial, copy_set, locale)
+    mine = load_copy(path)
+    other = load_copy(copy_path(served_root, tutorial, copy_set, OTHER_LOCALE[locale]))
+    problems = [f"{key!r} = {text!r}: {problem}" for key, text in mine.items()
+                if isinstance(text, str)
+                for problem in glossary.term_problems(locale, text, str(other.get(key, "")))]
+    assert not problems, f"{path} breaks the glossary:\n  " + "\n  ".join(problems)
+
+
+@pytest.mark.guarantee("bilingual-copy")
 def test_tutorial_text_exists_with_the_same_sections_as_the_other_locale(
-    served_root: Path, canonical_id: str, locale: str,
+    served_root: Path, tutorial: Tutorial, locale: str,
 ) -> None:
     def sections(language: str) -> list[str]:
-        path = served_root / "tutorials" / canonical_id / f"tutorial.{language}.md"
+        path = tutorial_text_path(tutorial.directory(served_root), language)
         assert path.is_file(), f"missing tutorial text {path}"
-        text = path.read_text(encoding="utf-8")
-        assert text.strip(), f"{path} is empty"
-        return SECTION_ANCHOR.findall(text)
+        assert path.read_text(encoding="utf-8").strip(), f"{path} is empty"
+        return load_tutorial_text(tutorial.directory(served_root), language).section_ids
 
     mine, other = sections(locale), sections(OTHER_LOCALE[locale])
     assert mine, f"tutorial.{locale}.md has no '<!-- section: <id> -->' anchors"
     assert mine == other, (
         f"section ids differ:\n{locale}: {mine}\n{OTHER_LOCALE[locale]}: {other}")
+
+
+@pytest.mark.guarantee("bilingual-copy")
+def test_tutorial_text_uses_the_glossary_terms_section_for_section(
+    served_root: Path, tutorial: Tutorial, glossary: Glossary, locale: str,
+) -> None:
+    """The tutorial's title and text, section by section, hold to the glossary as the copy
+    does (code left out: identifiers are not words)."""
+    directory = tutorial.directory(served_root)
+    mine = load_tutorial_text(directory, locale).section_prose
+    other = load_tutorial_text(directory, OTHER_LOCALE[locale]).section_prose
+    titles = tutorial.title.model_dump()
+    parts = {"tutorial.json title": (titles[locale], titles[OTHER_LOCALE[locale]])}
+    parts |= {f"section {section or '(title)'}": (text, other.get(section, ""))
+              for section, text in mine.items()}
+    problems = [f"{where}: {problem}" for where, (text, counterpart) in parts.items()
+                for problem in glossary.term_problems(locale, text, counterpart)]
+    assert not problems, (f"tutorial.{locale}.md breaks the glossary:\n  "
+                          + "\n  ".join(problems))
 
 
 # ---- the rendered page -----------------------------------------------------------------
@@ -146,103 +210,202 @@ def test_html_lang_primary_subtag_is_the_locale(tutorial_page: Page, locale: str
     assert lang.split("-")[0].lower() == locale, f"<html lang={lang!r}> on the {locale} page"
 
 
+@dataclass
 class ForeignTextFinder:
-    """Finds, in rendered text, what does not belong on a page in `locale`."""
+    """Finds, in rendered text, what does not belong on a page in `locale`: copy keys shown
+    raw, placeholders left unfilled, and text in another language (the glossary's rule)."""
 
-    def __init__(self, *, locale: str, foreign: Iterable[str], keys: Iterable[str],
-                 identifiers: Iterable[str]) -> None:
-        self.locale = locale
-        self.keys = sorted(set(keys))
-        self.allowed = NAMES_IN_ANY_LANGUAGE | set(identifiers)
-        self.english_words = {w.lower() for text in foreign for w in ENGLISH_WORD.findall(text)
-                              if w not in self.allowed}
+    locale: str
+    glossary: Glossary
+    keys: list[str]
 
-    def problems(self, text: str) -> list[str]:
+    def problems(self, text: str, *, identifiers: Iterable[str]) -> list[str]:
+        """`identifiers`: ids and data shown as they are (action ids, argument names)."""
         found = [f"raw copy key {key!r}" for key in self.keys if key in text]
         found += [f"unfilled placeholder {p!r}" for p in sorted(set(
             UNFILLED_PLACEHOLDER.findall(text)))]
-        if self.locale == "en":
-            cjk = sorted(set(CJK_CHARACTER.findall(text)))
-            found += [f"CJK text {''.join(cjk)!r}"] if cjk else []
-        else:
-            english = sorted({run for token in IDENTIFIER.findall(text)
-                              if token not in self.allowed
-                              for run in ENGLISH_WORD.findall(token)
-                              if run.lower() in self.english_words})
-            found += [f"English words {english}"] if english else []
-        return found
+        return found + self.glossary.language_problems(
+            self.locale, UNFILLED_PLACEHOLDER.sub(" ", text), identifiers=identifiers)
+
+
+@dataclass
+class Scene:
+    """What a walk through the dock needs, in one place."""
+
+    page: Page
+    dock: Dock
+    model: ModelHandle
+    say: Say
+    locale: str
+
+    def notice(self, code: str) -> None:
+        """Wait for a dock notice carrying `code` (the contract's data-code)."""
+        expect(self.dock.messages("notice").and_(
+            self.page.locator(f"[data-code='{code}']")).last).to_be_attached()
+
+
+def calling(*names: str) -> dict[str, Any]:
+    """A raw assistant message that calls these tools (no arguments) and says nothing."""
+    return {"role": "assistant", "content": None, "tool_calls": [
+        {"id": f"call_walk_{index}", "type": "function",
+         "function": {"name": name, "arguments": "{}"}} for index, name in enumerate(names)]}
+
+
+# Each drives the dock to one safety notice and returns the action that notice is about.
+
+
+def deny_archive(scene: Scene) -> str:
+    scene.dock.ask(scene.say("archive"))
+    scene.dock.deny()
+    return ARCHIVE
+
+
+def cancel_publish(scene: Scene) -> str:
+    scene.dock.ask(scene.say("publish"))
+    scene.dock.handoff_cancel()
+    return PUBLISH
+
+
+def let_publish_time_out(scene: Scene) -> str:
+    scene.dock.ask(scene.say("publish"))
+    expect(scene.dock.handoff).to_be_visible()
+    scene.page.clock.fast_forward(DEFAULT_HANDOFF_TIMEOUT_MS)
+    scene.dock.wait_until_handoff_ends()
+    return PUBLISH
+
+
+def say_done_without_publishing(scene: Scene) -> str:
+    scene.dock.ask(scene.say("publish"))
+    scene.dock.handoff_done()
+    return PUBLISH
+
+
+def rename_to_blanks_the_server_refuses(scene: Scene) -> str:
+    request = BLANK_NAME_REQUEST[scene.locale]
+    scene.model.when_user(re.escape(request), SAVE, {"name": BLANK_NAME})
+    scene.dock.ask(request)
+    scene.dock.approve()
+    return SAVE
+
+
+def keep_calling_until_the_loop_stops(scene: Scene) -> str:
+    scene.model.script(*[calling(READ)] * RUNAWAY_MODEL_CALLS)
+    scene.dock.ask(scene.say("status"))
+    scene.model.reset_overrides()  # the replies the capped turn never asked for
+    return READ
+
+
+SAFETY_NOTICES: dict[str, Callable[[Scene], str]] = {
+    "PERMISSION_DENIED": deny_archive,
+    "HANDOFF_CANCELLED": cancel_publish,
+    "HANDOFF_TIMEOUT": let_publish_time_out,
+    "HANDOFF_FAILED": say_done_without_publishing,
+    "RUN_FAILED": rename_to_blanks_the_server_refuses,
+    "LOOP_LIMIT": keep_calling_until_the_loop_stops,
+}
+
+
+@pytest.fixture
+def scene(tutorial_page: Page, dock: Dock, model: ModelHandle, say: Say, locale: str) -> Scene:
+    """The r-15 page, its dock, the scripted model and the user's words, for a walk."""
+    return Scene(tutorial_page, dock, model, say, locale)
+
+
+@pytest.mark.guarantee("bilingual-copy")
+@pytest.mark.parametrize("code", SAFETY_NOTICES)
+def test_safety_notice_means_its_code_and_names_the_action(
+    scene: Scene, timeline: Timeline, tutorial_server: TutorialServer, code: str, locale: str,
+) -> None:
+    """A denial says "not allowed" and claims no permission; a cancel or timeout says "not
+    completed" and claims no success: held against the reviewed glossary, not the copy."""
+    action = SAFETY_NOTICES[code](scene)
+
+    words = Words(tutorial_server.root, tutorial_server.tutorial, locale)
+    guarantees.notice_means(timeline, words, code=code, action=action, guarantee="bilingual-copy")
 
 
 @pytest.mark.guarantee("bilingual-copy")
 def test_rendered_page_speaks_only_its_locale_in_every_dock_state(
-    tutorial_page: Page, dock: Dock, model: ModelHandle, tutorial_server: TutorialServer,
-    served_root: Path, say: Say, locale: str,
+    scene: Scene, tutorial_server: TutorialServer, glossary: Glossary, locale: str,
 ) -> None:
-    page = tutorial_page
-    tutorial_id = tutorial_server.tutorial.id
-    own = strings_of(served_root, tutorial_id, locale)
-    foreign = strings_of(served_root, tutorial_id, OTHER_LOCALE[locale])
-    other: ModelLocale = "en" if locale == "zh" else "zh"
-    rules = model.scripted.rules
-    model_texts_in_other = [text.text(other) for text in (
-        rules.done, rules.other_failure, rules.unknown_request, *rules.failures.values(),
-        *(reply for replies in rules.replies.values()
-          for reply in (replies.success, *replies.failures.values())),
-    )]
-    tools = page.evaluate(PROJECTION)
+    page, dock, model = scene.page, scene.dock, scene.model
+    tutorial = tutorial_server.tutorial
+    own = strings_of(tutorial_server.root, tutorial, locale)
+    foreign = strings_of(tutorial_server.root, tutorial, OTHER_LOCALE[locale])
     finder = ForeignTextFinder(
-        locale=locale,
-        foreign=[*foreign.values(), *model_texts_in_other],
-        keys=[*own, *foreign],  # a key missing from one locale shows up as itself
-        identifiers=[BOGUS_ACTION, *page_identifiers(page),
-                     *tool_identifiers(tools if isinstance(tools, list) else [])],
-    )
+        locale=locale, glossary=glossary,
+        keys=sorted({*own, *foreign}))  # a key missing from one locale shows up as itself
     found: dict[str, list[str]] = {}
+    reported: set[str] = set()
 
-    def collect(state: str) -> None:
-        problems = finder.problems(str(page.evaluate(COLLECT_TEXT)))
-        if problems:
-            found[state] = problems
+    def collect(state: str, text: str | None = None) -> None:
+        identifiers = [*WALK_DATA, BOGUS_ACTION, *page_identifiers(page),
+                       *tool_identifiers(model)]
+        shown = text or str(page.evaluate(COLLECT_TEXT))
+        # Earlier messages stay on screen: report a problem where it first appeared.
+        fresh = [p for p in finder.problems(shown, identifiers=identifiers)
+                 if p not in reported]
+        reported.update(fresh)
+        if fresh:
+            found[state] = fresh
 
     collect("initial page")
 
-    dock.ask(say("status"))
-    expect(dock.messages("assistant")).to_have_count(1)
+    # Busy: look while the model request is in flight, then let it through.
+    while_busy: dict[str, Any] = {}
+
+    def look_then_answer(route: Route) -> None:
+        while_busy["busy shown"] = dock.busy.is_visible()
+        while_busy["text"] = str(page.evaluate(COLLECT_TEXT))
+        route.continue_()
+
+    page.route("**/api/model", look_then_answer, times=1)
+    dock.ask(scene.say("status"))
+    assert while_busy.get("busy shown"), "the busy marker was not shown during the request"
+    collect("busy (model request in flight)", while_busy["text"])
     collect("conversation")
 
-    dock.ask(say("save"))
-    expect(dock.approval).to_be_visible()
-    collect("approval card")
+    dock.ask(scene.say("save"))
+    expect(dock.approval).to_have_attribute("data-policy", "ask")
+    collect("approval card (ask)")
     dock.deny()
-    expect(dock.messages("notice").last).to_have_attribute("data-code", "PERMISSION_DENIED")
-    collect("denied call")
+    scene.notice("PERMISSION_DENIED")
+    collect("denial notice")
 
-    dock.ask(say("publish"))
-    expect(dock.handoff).to_be_visible()
-    collect("handoff panel")
+    dock.ask(scene.say("archive"))
+    expect(dock.approval).to_have_attribute("data-policy", "ask-always")
+    collect("approval card (ask-always)")
+    dock.deny()
+
+    dock.ask(scene.say("publish"))
+    expect(dock.handoff_timer).to_have_text(re.compile(r"\d"))
+    collect("handoff panel with its timer")
     page.get_by_test_id("verification-code").click()
     page.keyboard.type(WRONG_CODE)
     page.get_by_test_id("workspace-publish").click()
-    page_message = page.get_by_test_id("workspace-message")
-    expect(page_message).to_have_attribute("data-tone", "error")
+    expect(page.get_by_test_id("workspace-message")).to_have_attribute("data-tone", "error")
     collect("handoff panel with a wrong code")
     dock.handoff_cancel()
+    scene.notice("HANDOFF_CANCELLED")
+    collect("cancel notice")
+
+    for code in ("HANDOFF_FAILED", "HANDOFF_TIMEOUT", "RUN_FAILED", "LOOP_LIMIT"):
+        SAFETY_NOTICES[code](scene)
+        scene.notice(code)
+        collect(f"{code} notice")
 
     model.when_user(re.escape(BOGUS_REQUEST[locale]), BOGUS_ACTION)
     dock.ask(BOGUS_REQUEST[locale])
-    expect(dock.messages("notice").last).to_have_attribute("data-code", "UNKNOWN_ACTION")
+    scene.notice("UNKNOWN_ACTION")
     collect("rejected call (UNKNOWN_ACTION)")
 
     model.script(ProviderUnavailable("the provider answered 500"))
-    dock.ask(say("status"))
-    expect(dock.messages("error")).to_have_count(1)
+    dock.ask(scene.say("status"))
+    expect(dock.messages("error")).to_have_attribute("data-code", "MODEL_UNAVAILABLE")
     collect("gateway error")
 
     assert not found, f"the {locale} page shows text that is not {locale}:\n" + "\n".join(
         f"  {state}: {'; '.join(problems)}" for state, problems in found.items())
-    # The messages that come from the copy files are this locale's, word for word.
-    expect(page_message).to_have_text(own["message.wrong_code"])
-    expect(dock.messages("error")).to_have_text(own["gateway.MODEL_UNAVAILABLE"])
 
 
 def page_identifiers(page: Page) -> list[str]:
@@ -252,15 +415,13 @@ def page_identifiers(page: Page) -> list[str]:
     return [str(value) for value in ids] if isinstance(ids, list) else []
 
 
-def tool_identifiers(tools: list[object]) -> list[str]:
-    """Action ids and argument names of a projection."""
+def tool_identifiers(model: ModelHandle) -> Iterable[str]:
+    """Action ids and argument names the model was offered (the approval card shows them)."""
     names: list[str] = []
-    for tool in tools:
-        function = tool.get("function") if isinstance(tool, dict) else None
-        if not isinstance(function, dict):
-            continue
-        names.append(str(function.get("name")))
-        parameters = function.get("parameters")
-        properties = parameters.get("properties") if isinstance(parameters, dict) else None
-        names.extend(str(name) for name in (properties or {}))
+    for request in model.requests[-1:]:
+        for tool in request.model_dump(mode="json").get("tools") or []:
+            function = tool.get("function") or {}
+            names.append(str(function.get("name")))
+            names.extend(str(name) for name in (function.get("parameters") or {}).get(
+                "properties", {}))
     return names

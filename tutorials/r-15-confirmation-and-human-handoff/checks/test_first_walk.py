@@ -12,6 +12,7 @@ from harness.dock import Dock
 from harness.model_handle import ModelHandle
 from harness.serve import TutorialServer
 from harness.server.state import INITIAL_WORKSPACE, PUBLISH_CODE
+from harness.texts import Words
 from harness.timeline import Timeline
 
 Say = Callable[[str], str]
@@ -51,6 +52,10 @@ def test_archive_denied_changes_nothing(
         timeline, action="archive_workspace", since=before,
         success_phrases=model.success_phrases("archive_workspace", locale))
     guarantees.no_silent_retry(timeline, since=before)
+    # The dock says "not allowed, not run" in the page's language (glossary, not the copy).
+    guarantees.notice_means(timeline, Words(tutorial_server.root, tutorial_server.tutorial, locale),
+                            code="PERMISSION_DENIED", action="archive_workspace",
+                            guarantee="denial-respected")
     assert tutorial_server.state.snapshot() == INITIAL_WORKSPACE
     expect(tutorial_page.get_by_test_id("workspace-status")).to_have_attribute(
         "data-archived", "false")
