@@ -53,6 +53,15 @@ R15_CASES = [
     pytest.param("delete_workspace", {}, "UNKNOWN_ACTION", id="unknown-action"),
     # Step 1 comes first: arguments of an unknown action are not even looked at.
     pytest.param("delete_workspace", "{oops", "UNKNOWN_ACTION", id="unknown-before-arguments"),
+    # Ids match exactly: a near miss of a real action is unknown, never mapped to it.
+    pytest.param("Archive_Workspace", {}, "UNKNOWN_ACTION", id="id-in-other-case"),
+    pytest.param("ARCHIVE_WORKSPACE", {}, "UNKNOWN_ACTION", id="id-in-capitals"),
+    pytest.param("archive-workspace", {}, "UNKNOWN_ACTION", id="id-with-hyphen"),
+    pytest.param("archive workspace", {}, "UNKNOWN_ACTION", id="id-with-space"),
+    pytest.param("archiveWorkspace", {}, "UNKNOWN_ACTION", id="id-in-camel-case"),
+    pytest.param(" archive_workspace ", {}, "UNKNOWN_ACTION", id="id-padded-with-spaces"),
+    pytest.param("archive_workspace\n", {}, "UNKNOWN_ACTION", id="id-with-newline"),
+    pytest.param("Get_Workspace", {}, "UNKNOWN_ACTION", id="read-id-in-other-case"),
 ]
 
 

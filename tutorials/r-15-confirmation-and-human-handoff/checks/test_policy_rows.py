@@ -1,7 +1,9 @@
 """SPEC §2's policy table, row by row, shown by what the page did and what the server received.
 
-r-15's own declarations are driven on the r-15 page; the rows it does not declare are
-declared on the testbed page, whose actions POST to `/api/testbed/run/<id>`.
+For each row the checks watch the page, not the runtime's policy function: does a card
+appear, does it offer "always allow", does the next call ask again. Every row is declared
+on the testbed page (its actions POST to `/api/testbed/run/<id>`, so each run is seen at the
+server); r-15's own declarations are checked for the card they show.
 """
 
 from __future__ import annotations
@@ -10,7 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from playwright.sync_api import Page, expect
+from playwright.sync_api import Page
 
 from harness import guarantees
 from harness.dock import Dock
@@ -22,18 +24,49 @@ from harness.timeline import Mark, Timeline
 Say = Callable[[str], str]
 GUARANTEE = "policy-table"
 
-# ---- r-15's declared rows -----------------------------------------------------------------
+# What a user types to make the model call a testbed action (a `when_user` rule answers it).
+RUN_REQUEST = {"en": "please run {id}", "zh": "请运行 {id}"}
+# The arguments each testbed call carries, echoed into the server's record.
+ARGUMENTS = {"note": "row"}
+PARAMS = {"type": "object", "properties": {"note": {"type": "string"}},
+          "required": ["note"], "additionalProperties": False}
+DECLARE = "decl => { window.plingTestbed.declare(decl); }"
 
-# (what the user asks, action, policy its declaration resolves to, business call it makes).
-R15_ROWS = [
-    pytest.param("status", "get_workspace", "none", "GET /api/workspace", id="read"),
-    pytest.param("save", "save_workspace_name", "ask", "POST /api/workspace/name",
-                 id="write-confirm-true"),
-    pytest.param("archive", "archive_workspace", "ask-always", "POST /api/workspace/archive",
-                 id="danger-confirm-true"),
-    pytest.param("reset", "reset_workspace", "ask-always", "POST /api/workspace/reset",
-                 id="danger"),
+# SPEC §2, every row: (kind, confirm or None for absent). First match wins.
+ROWS_WITHOUT_A_GATE = [
+    pytest.param("read", False, id="read-confirm-false"),
+    pytest.param("write", False, id="write-confirm-false"),
+    pytest.param("danger", False, id="danger-confirm-false"),
+    pytest.param("read", None, id="read"),
+    pytest.param("write", None, id="write"),
 ]
+ASK_ROWS = [
+    pytest.param("read", True, id="read-confirm-true"),
+    pytest.param("write", True, id="write-confirm-true"),
+]
+ASK_ALWAYS_ROWS = [
+    pytest.param("read", "always", id="read-confirm-always"),
+    pytest.param("write", "always", id="write-confirm-always"),
+    pytest.param("danger", "always", id="danger-confirm-always"),
+    pytest.param("danger", True, id="danger-confirm-true"),
+    pytest.param("danger", None, id="danger"),
+]
+
+
+def declare_row(page: Page, model: ModelHandle, *, kind: str,
+                confirm: bool | str | None) -> tuple[str, str]:
+    """Declare the row's action on the testbed and make "please run <id>" call it; returns
+    (action id, the business call each run makes)."""
+    action = f"row_{kind}"
+    model.when_user(rf"(?:run|运行) {action}\b", action, ARGUMENTS)
+    decl: dict[str, Any] = {"id": action, "desc": f"Row {kind}", "kind": kind,
+                            "confirm": confirm, "params": PARAMS}
+    page.evaluate(DECLARE, decl)
+    return action, f"POST /api/testbed/run/{action}"
+
+
+def run_request(locale: str, action: str) -> str:
+    return RUN_REQUEST[locale].format(id=action)
 
 
 def calls_at_server(timeline: Timeline, since: Mark) -> list[str]:
@@ -42,21 +75,17 @@ def calls_at_server(timeline: Timeline, since: Mark) -> list[str]:
             if r.path.startswith(("/api/workspace", "/api/testbed/run/"))]
 
 
-def card_matches_policy(timeline: Timeline, dock: Dock, *, action: str, policy: str) -> None:
-    """The card on screen is for `action`, says `policy`, and offers "always allow" iff `ask`."""
-    if policy == "ask":
-        guarantees.always_allow_offered(timeline, action=action)
-    else:
-        expect(dock.approval).to_have_attribute("data-action", action)
-        guarantees.always_allow_never_offered(timeline, action=action)
-
-
-def no_prompt_and_ran(timeline: Timeline, *, action: str, since: Mark, call: str) -> None:
+def ran_once_without_a_card(timeline: Timeline, *, action: str, since: Mark, call: str) -> None:
     """No approval card since `since`, the server received `call` once, the model got OK."""
     cards = timeline.shown("pling-approval", since)
     if cards:
-        raise GuaranteeViolation(GUARANTEE, f"{action} should run without a prompt, but "
+        raise GuaranteeViolation(GUARANTEE, f"{action} should run without a card, but "
                                  f"{len(cards)} approval card(s) were shown", timeline)
+    ran_once(timeline, action=action, since=since, call=call)
+
+
+def ran_once(timeline: Timeline, *, action: str, since: Mark, call: str) -> None:
+    """The server received `call` exactly once since `since` and the model got OK."""
     received = calls_at_server(timeline, since)
     if received != [call]:
         raise GuaranteeViolation(GUARANTEE, f"{action} should make exactly {call!r}; the "
@@ -65,114 +94,140 @@ def no_prompt_and_ran(timeline: Timeline, *, action: str, since: Mark, call: str
                               guarantee=GUARANTEE)
 
 
+def asked_with_card(timeline: Timeline, *, action: str, since: Mark, policy: str) -> None:
+    """One card for `action` appeared since `since`, saying `policy`, offering "always allow"
+    exactly when the policy is `ask`; nothing reached the server while it waits."""
+    cards = timeline.shown("pling-approval", since, action=action)
+    if len(cards) != 1:
+        raise GuaranteeViolation(GUARANTEE, f"the call to {action} should show one approval "
+                                 f"card, {len(cards)} appeared", timeline)
+    card = cards[0]
+    offers_always = "pling-approve-always" in (card.buttons or [])
+    if card.attributes.get("data-policy") != policy or offers_always != (policy == "ask"):
+        raise GuaranteeViolation(GUARANTEE, f"the card for {action} should say {policy!r} and "
+                                 f"{'' if policy == 'ask' else 'not '}offer always allow; it "
+                                 f"said {card.attributes.get('data-policy')!r} with buttons "
+                                 f"{card.buttons}", timeline)
+    received = calls_at_server(timeline, since)
+    if received:
+        raise GuaranteeViolation(GUARANTEE, f"{action} reached the server while its card was "
+                                 f"open: {received}", timeline)
+
+
+# ---- the rows, on the testbed -------------------------------------------------------------
+
+
 @pytest.mark.guarantee(GUARANTEE)
-@pytest.mark.parametrize(("request_key", "action", "policy", "call"), R15_ROWS)
-def test_r15_declared_row(
+@pytest.mark.parametrize(("kind", "confirm"), ROWS_WITHOUT_A_GATE)
+def test_row_without_a_gate_runs_every_call_without_a_card(
+    testbed_page: Page, dock: Dock, timeline: Timeline, model: ModelHandle,
+    tutorial_server: TutorialServer, locale: str, kind: str, confirm: bool | str | None,
+) -> None:
+    action, call = declare_row(testbed_page, model, kind=kind, confirm=confirm)
+
+    for _ in range(2):
+        start = timeline.mark()
+        dock.ask(run_request(locale, action))
+        ran_once_without_a_card(timeline, action=action, since=start, call=call)
+    assert [c.body for c in tutorial_server.testbed.calls(action)] == [ARGUMENTS] * 2
+
+
+@pytest.mark.guarantee(GUARANTEE)
+@pytest.mark.parametrize(("kind", "confirm"), ASK_ROWS)
+def test_ask_row_asks_until_the_user_chooses_always_allow(
+    testbed_page: Page, dock: Dock, timeline: Timeline, model: ModelHandle, locale: str,
+    kind: str, confirm: bool | str | None,
+) -> None:
+    action, call = declare_row(testbed_page, model, kind=kind, confirm=confirm)
+
+    # Allow is for this call only: the next one asks again, and offers always allow again.
+    first = timeline.mark()
+    dock.ask(run_request(locale, action))
+    asked_with_card(timeline, action=action, since=first, policy="ask")
+    dock.approve()
+    ran_once(timeline, action=action, since=first, call=call)
+
+    second = timeline.mark()
+    dock.ask(run_request(locale, action))
+    asked_with_card(timeline, action=action, since=second, policy="ask")
+    dock.approve_always()
+    ran_once(timeline, action=action, since=second, call=call)
+
+    # Always allow holds for the session: no card any more.
+    third = timeline.mark()
+    dock.ask(run_request(locale, action))
+    ran_once_without_a_card(timeline, action=action, since=third, call=call)
+
+
+@pytest.mark.guarantee(GUARANTEE)
+@pytest.mark.parametrize(("kind", "confirm"), ASK_ALWAYS_ROWS)
+def test_ask_always_row_asks_on_every_call(
+    testbed_page: Page, dock: Dock, timeline: Timeline, model: ModelHandle, locale: str,
+    kind: str, confirm: bool | str | None,
+) -> None:
+    action, call = declare_row(testbed_page, model, kind=kind, confirm=confirm)
+
+    first = timeline.mark()
+    dock.ask(run_request(locale, action))
+    asked_with_card(timeline, action=action, since=first, policy="ask-always")
+    dock.approve()
+    ran_once(timeline, action=action, since=first, call=call)
+
+    # Not even a decision page script forges makes it stick ("never honoured").
+    second = timeline.mark()
+    dock.ask(run_request(locale, action))
+    asked_with_card(timeline, action=action, since=second, policy="ask-always")
+    dock.forge_decision("always")
+
+    third = timeline.mark()
+    dock.ask(run_request(locale, action))
+    asked_with_card(timeline, action=action, since=third, policy="ask-always")
+    dock.deny()
+    guarantees.model_received(timeline, action=action, code="PERMISSION_DENIED", since=third,
+                              guarantee=GUARANTEE)
+    if calls_at_server(timeline, third):
+        raise GuaranteeViolation(GUARANTEE, f"{action} ran although it was denied", timeline)
+
+
+# ---- r-15's declarations ------------------------------------------------------------------
+
+
+@pytest.mark.guarantee(GUARANTEE)
+def test_r15_read_runs_without_a_card(
     tutorial_page: Page, dock: Dock, timeline: Timeline, say: Say,
-    request_key: str, action: str, policy: str, call: str,
+) -> None:
+    start = timeline.mark()
+    dock.ask(say("status"))
+
+    cards = timeline.shown("pling-approval", start)
+    if cards:
+        raise GuaranteeViolation(GUARANTEE, f"get_workspace (read) showed {len(cards)} "
+                                 "approval card(s)", timeline)
+    guarantees.model_received(timeline, action="get_workspace", code="OK", since=start,
+                              guarantee=GUARANTEE)
+
+
+# (what the user asks, action, the policy its declaration is in the table's row for).
+R15_GATED = [
+    pytest.param("save", "save_workspace_name", "ask", id="write-confirm-true"),
+    pytest.param("archive", "archive_workspace", "ask-always", id="danger-confirm-true"),
+    pytest.param("reset", "reset_workspace", "ask-always", id="danger"),
+]
+
+
+@pytest.mark.guarantee(GUARANTEE)
+@pytest.mark.parametrize(("request_key", "action", "policy"), R15_GATED)
+def test_r15_gated_action_shows_the_card_of_its_row(
+    tutorial_page: Page, dock: Dock, timeline: Timeline, say: Say,
+    request_key: str, action: str, policy: str,
 ) -> None:
     start = timeline.mark()
     dock.ask(say(request_key))
 
-    if policy == "none":
-        no_prompt_and_ran(timeline, action=action, since=start, call=call)
-        return
-    card_matches_policy(timeline, dock, action=action, policy=policy)
-    if calls_at_server(timeline, start):
-        raise GuaranteeViolation(GUARANTEE, f"{action} reached the server while its card was "
-                                 "open", timeline)
-    dock.approve()
-    guarantees.approval_before_side_effects(timeline, action=action, since=start)
-    if calls_at_server(timeline, start) != [call]:
-        raise GuaranteeViolation(GUARANTEE, f"after Allow, {action} should make exactly "
-                                 f"{call!r}", timeline)
-
-
-# ---- the testbed's rows -------------------------------------------------------------------
-
-# What a user types to make the model call a testbed action (a `when_user` rule answers it).
-RUN_REQUEST = {"en": "please run {id}", "zh": "请运行 {id}"}
-# The arguments each testbed call carries, echoed into the server's record.
-ARGUMENTS = {"note": "row"}
-PARAMS = {"type": "object", "properties": {"note": {"type": "string"}},
-          "required": ["note"], "additionalProperties": False}
-DECLARE = "decl => window.plingTestbed.declare(decl)"
-
-# Rows r-15 does not declare: (kind, confirm or None for absent, policy).
-TESTBED_ROWS = [
-    pytest.param("read", False, "none", id="read-confirm-false"),
-    pytest.param("write", False, "none", id="write-confirm-false"),
-    pytest.param("danger", False, "none", id="danger-confirm-false"),
-    pytest.param("write", None, "none", id="write"),
-    pytest.param("read", "always", "ask-always", id="read-confirm-always"),
-    pytest.param("write", "always", "ask-always", id="write-confirm-always"),
-    pytest.param("danger", "always", "ask-always", id="danger-confirm-always"),
-    pytest.param("read", True, "ask", id="read-confirm-true"),
-]
-
-
-def declare(page: Page, model: ModelHandle, decl: dict[str, Any]) -> str:
-    """Declare `decl` on the testbed and make "please run <id>" call it; returns the policy
-    the runtime resolved (for the failure message only: behaviour is what is checked)."""
-    action = str(decl["id"])
-    model.when_user(rf"(?:run|运行) {action}\b", action, ARGUMENTS)
-    declared = page.evaluate(DECLARE, decl)
-    return str(declared["policy"])
-
-
-def run_request(locale: str, action: str) -> str:
-    return RUN_REQUEST[locale].format(id=action)
-
-
-@pytest.mark.guarantee(GUARANTEE)
-@pytest.mark.parametrize(("kind", "confirm", "policy"), TESTBED_ROWS)
-def test_testbed_row(
-    testbed_page: Page, dock: Dock, timeline: Timeline, model: ModelHandle,
-    tutorial_server: TutorialServer, locale: str, kind: str, confirm: bool | str | None,
-    policy: str,
-) -> None:
-    action = f"row_{kind}"
-    call = f"POST /api/testbed/run/{action}"
-    resolved = declare(testbed_page, model, {"id": action, "desc": f"Row {kind}", "kind": kind,
-                                             "confirm": confirm, "params": PARAMS})
-    note = f"declared {kind}/confirm={confirm!r}, resolved {resolved!r}, want {policy!r}"
-
-    first = timeline.mark()
-    dock.ask(run_request(locale, action))
-    if policy == "none":
-        no_prompt_and_ran(timeline, action=action, since=first, call=call)
-        assert [c.body for c in tutorial_server.testbed.calls(action)] == [ARGUMENTS], note
-        return
-
-    card_matches_policy(timeline, dock, action=action, policy=policy)
-    if calls_at_server(timeline, first):
-        raise GuaranteeViolation(GUARANTEE, f"{note}: the call ran while its card was open",
-                                 timeline)
-    if policy == "ask":
-        # Offered, and honoured for the session: the next call runs without a card.
-        dock.approve_always()
-        if calls_at_server(timeline, first) != [call]:
-            raise GuaranteeViolation(GUARANTEE, f"{note}: Always allow did not run it once",
-                                     timeline)
-        second = timeline.mark()
-        dock.ask(run_request(locale, action))
-        no_prompt_and_ran(timeline, action=action, since=second, call=call)
-        return
-
-    # ask-always: never granted, not even by a decision page script forges; asks every time.
-    dock.forge_decision("always")
-    second = timeline.mark()
-    dock.ask(run_request(locale, action))
-    card_matches_policy(timeline, dock, action=action, policy=policy)
-    if calls_at_server(timeline, second):
-        raise GuaranteeViolation(GUARANTEE, f"{note}: the second call ran without asking",
-                                 timeline)
-    dock.approve()
-    guarantees.prompted_for_every_call(timeline, action=action)
-    guarantees.approval_before_side_effects(timeline, action=action, since=second)
-    if calls_at_server(timeline, second) != [call]:
-        raise GuaranteeViolation(GUARANTEE, f"{note}: after Allow the call should run once",
-                                 timeline)
+    asked_with_card(timeline, action=action, since=start, policy=policy)
+    dock.deny()
+    guarantees.model_received(timeline, action=action, code="PERMISSION_DENIED", since=start,
+                              guarantee=GUARANTEE)
 
 
 # ---- handoff rows: never through approval -------------------------------------------------
