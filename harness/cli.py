@@ -12,6 +12,10 @@ from typing import TypeAlias
 from harness.check import run_check
 from harness.model.config import ProviderConfigError
 from harness.mutation.catalogue import CatalogueError, catalogue_path, load_catalogue
+from harness.mutation.generated.command import run_generated
+from harness.mutation.generated.plan import PlanError
+from harness.mutation.generated.report import ReportError
+from harness.mutation.generated.stryker import ToolchainError
 from harness.mutation.render import render_result_line, render_run
 from harness.mutation.runner import SuiteInvocation, collect_guarantees, run_catalogue
 from harness.serve import PortInUse, ServerStartError, TutorialServer
@@ -20,6 +24,8 @@ from harness.tutorials import Tutorial, TutorialError, list_tutorials, load_tuto
 PROGRAM = "pling-tutorial"
 # Exit code for a usage problem the user can fix (same as argparse's).
 EXIT_USAGE = 2
+# Stryker runs of --generated: one mutant at a time unless --jobs says otherwise.
+GENERATED_DEFAULT_JOBS = 1
 
 Handler = Callable[[argparse.Namespace], int]
 SubParsers: TypeAlias = "argparse._SubParsersAction[argparse.ArgumentParser]"
@@ -128,6 +134,10 @@ def add_check_command(subparsers: SubParsers) -> None:
 
 def run_mutate(args: argparse.Namespace) -> int:
     tutorial = load_tutorial(args.tutorial)
+    if args.generated:
+        return run_mutate_generated(args, tutorial)
+    if args.group or args.force:
+        raise UsageError("--group and --force go with --generated")
     catalogue = load_catalogue(catalogue_path(tutorial.id))
     if args.only:
         unknown = sorted(set(args.only) - {m.name for m in catalogue.mutants})
@@ -139,13 +149,35 @@ def run_mutate(args: argparse.Namespace) -> int:
     invocation = SuiteInvocation(tutorial_id=tutorial.id, focused=args.focused)
     also_run = sorted({path for mutant in catalogue.mutants for path in mutant.also_run})
     declared = collect_guarantees(invocation, also_run=also_run)
+    jobs = args.jobs if args.jobs is not None else default_jobs()
     print(f"Running {len(catalogue.mutants)} mutants of {tutorial.short_id}, "
-          f"{args.jobs} at a time...", flush=True)
-    run = run_catalogue(catalogue, invocation, jobs=args.jobs, declared_guarantees=declared,
+          f"{jobs} at a time...", flush=True)
+    run = run_catalogue(catalogue, invocation, jobs=jobs, declared_guarantees=declared,
                         on_result=lambda result: print(render_result_line(result), flush=True))
     print()
     print(render_run(run, verbose=args.verbose))
     return 0 if run.ok else 1
+
+
+def run_mutate_generated(args: argparse.Namespace, tutorial: Tutorial) -> int:
+    """StrykerJS's machine-made mutants of the runtime instead of the hand-written catalogue."""
+    clashing = [flag for flag, given in (("--only", args.only), ("--focused", args.focused),
+                                         ("--verbose", args.verbose)) if given]
+    if clashing:
+        raise UsageError(f"{', '.join(clashing)} cannot be used with --generated "
+                         "(they select catalogue mutants)")
+    return run_generated(
+        tutorial_id=tutorial.id,
+        command=f"{PROGRAM} mutate {tutorial.short_id} --generated",
+        groups=tuple(args.group or ()),
+        # Each mutant already runs a browser; one at a time leaves the machine usable.
+        concurrency=args.jobs if args.jobs is not None else GENERATED_DEFAULT_JOBS,
+        force=args.force,
+    )
+
+
+def default_jobs() -> int:
+    return max(1, os.cpu_count() or 1)
 
 
 def job_count(text: str) -> int:
@@ -159,17 +191,29 @@ def add_mutate_command(subparsers: SubParsers) -> None:
         "mutate", help="prove every check can fail: run the checks against each mutant",
         description="Apply each mutant of the tutorial's catalogue to a temporary copy of the "
         "served files and run the check suite against it. Exit 1 if any mutant survives, is "
-        "killed only by unrelated checks, or is stale.",
+        "killed only by unrelated checks, or is stale. With --generated, StrykerJS makes the "
+        "mutants instead (the runtime's safety core, see docs/generated-mutants.md); exit 1 "
+        "if the score misses the plan's goal or a group could not run.",
     )
     parser.add_argument("tutorial", help="tutorial id or short id, e.g. r-15")
-    parser.add_argument("--jobs", type=job_count, default=max(1, os.cpu_count() or 1),
-                        help="mutants run in parallel (default: one per core)")
+    parser.add_argument("--jobs", type=job_count, default=None,
+                        help="mutants run in parallel (default: one per core; "
+                        f"{GENERATED_DEFAULT_JOBS} with --generated)")
     parser.add_argument("--only", nargs="+", metavar="NAME", help="run only these mutants")
     parser.add_argument("--verbose", action="store_true",
                         help="list the failing checks of killed mutants too")
     parser.add_argument("--focused", action="store_true",
                         help="run only the checks of each mutant's expected guarantees "
                         "(much faster; kills by other checks are then not seen)")
+    parser.add_argument("--generated", action="store_true",
+                        help="machine-made mutants: run StrykerJS (installs it with npm ci the "
+                        "first time; needs Node.js >= 20); incremental, so a re-run tests only "
+                        "what changed")
+    parser.add_argument("--group", action="append", metavar="NAME",
+                        help="with --generated: run only this group of the plan (repeatable; "
+                        "the summary still counts every group's latest report)")
+    parser.add_argument("--force", action="store_true",
+                        help="with --generated: test every mutant again, not only what changed")
     parser.set_defaults(handler=run_mutate)
 
 
@@ -208,9 +252,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     handler: Handler = args.handler
     try:
         return handler(args)
-    except (UsageError, TutorialError, PortInUse, ProviderConfigError, CatalogueError) as error:
+    except (UsageError, TutorialError, PortInUse, ProviderConfigError, CatalogueError,
+            PlanError, ToolchainError) as error:
         return fail(str(error))
-    except ServerStartError as error:
+    except (ServerStartError, ReportError) as error:
         print(f"{PROGRAM}: error: {error}", file=sys.stderr)
         return 1
 

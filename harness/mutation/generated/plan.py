@@ -1,0 +1,175 @@
+"""The generated-mutant plan file: which runtime code Stryker mutates, with which checks.
+
+One plan per tutorial (`plans/<tutorial id>.json`). Each group is one Stryker run with its
+own incremental file: the code it mutates (whole files, or a part between two anchor
+lines, so the range follows edits) and the check files that concern that code, in the order
+they run (`-x` stops at the first failure, so broad, quick checks go first). Survivors
+judged equivalent are listed with the reason, matched by file, mutator, replacement and the
+text of the line they start on (never by line number, which drifts).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path, PurePosixPath
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from harness.datafile import load_json_model
+from harness.paths import FIXTURES_DIR_NAME, RUNTIME_DIR_NAME
+
+PLANS_DIR = Path(__file__).resolve().parent / "plans"
+# Only the runtime is mutated: what the page runs on, never the harness or the checks.
+MUTABLE_PREFIX = f"{FIXTURES_DIR_NAME}/{RUNTIME_DIR_NAME}/"
+
+
+def plan_path(tutorial_id: str) -> Path:
+    return PLANS_DIR / f"{tutorial_id}.json"
+
+
+class PlanError(ValueError):
+    """The plan file is unreadable, invalid or stale; the message names the file and field."""
+
+
+class MutateSpec(BaseModel):
+    """A runtime file to mutate, whole or from the line holding `start` to the one holding `end`."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    file: str
+    start: str | None = Field(default=None, min_length=1)
+    """Text found on exactly one line of the file: the first line mutated."""
+    end: str | None = Field(default=None, min_length=1)
+    """Text found on exactly one line at or after `start`: the last line mutated."""
+
+    @field_validator("file")
+    @classmethod
+    def _file_is_runtime_js(cls, value: str) -> str:
+        path = PurePosixPath(value)
+        if (path.is_absolute() or ".." in path.parts or not value.startswith(MUTABLE_PREFIX)
+                or path.suffix != ".js"):
+            raise ValueError(f"must be a .js file under {MUTABLE_PREFIX}. Current input: {value!r}")
+        return value
+
+    @model_validator(mode="after")
+    def _start_and_end_together(self) -> MutateSpec:
+        if (self.start is None) != (self.end is None):
+            raise ValueError(f"{self.file}: give both start and end, or neither")
+        return self
+
+    def stryker_pattern(self, root: Path) -> str:
+        """Stryker's `mutate` entry: the path, or `path:first-last` (1-based, inclusive)."""
+        if self.start is None or self.end is None:
+            if not (root / self.file).is_file():
+                raise PlanError(f"mutate: {self.file} does not exist")
+            return self.file
+        lines = read_lines(root, self.file)
+        first = _line_of(lines, self.start, self.file, after=0)
+        last = _line_of(lines, self.end, self.file, after=first)
+        return f"{self.file}:{first}-{last}"
+
+
+class Equivalent(BaseModel):
+    """A surviving mutant that changes no behaviour anyone can rely on, and why."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    file: str
+    mutator: str = Field(min_length=1)
+    replacement: str
+    line: str = Field(min_length=1)
+    """The stripped text of the line the mutant starts on."""
+    reason: str = Field(min_length=1)
+
+
+class Group(BaseModel):
+    """One Stryker run: the code it mutates and the checks that concern it, in running order."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    name: str = Field(pattern=r"^[a-z0-9][a-z0-9-]*$")
+    mutate: tuple[MutateSpec, ...] = Field(min_length=1)
+    checks: tuple[str, ...] = Field(min_length=1)
+    """Glob patterns of check files (relative to the checks folder); each must match."""
+
+    @field_validator("checks")
+    @classmethod
+    def _checks_are_plain_names(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        for pattern in value:
+            if "/" in pattern or pattern.startswith("."):
+                raise ValueError(f"must be file patterns inside the checks folder. "
+                                 f"Current input: {pattern!r}")
+        return value
+
+    def check_files(self, checks_dir: Path) -> tuple[Path, ...]:
+        """The group's check files in running order, each once; a pattern matching none is stale."""
+        found: list[Path] = []
+        for pattern in self.checks:
+            matches = sorted(checks_dir.glob(pattern))
+            if not matches:
+                raise PlanError(f"group {self.name!r}: check pattern {pattern!r} matches no file "
+                                f"in {checks_dir}")
+            found += [path for path in matches if path not in found]
+        return tuple(found)
+
+    @property
+    def files(self) -> tuple[str, ...]:
+        return tuple(dict.fromkeys(spec.file for spec in self.mutate))
+
+
+class Plan(BaseModel):
+    """A tutorial's generated-mutant plan."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    tutorial: str
+    locale: str = "en"
+    """The one locale the checks run in per mutant (the runtime's logic is the same in both)."""
+    goal: float = Field(default=0.9, gt=0, le=1)
+    """Share of the non-equivalent mutants that must be killed."""
+    groups: tuple[Group, ...] = Field(min_length=1)
+    equivalent: tuple[Equivalent, ...] = ()
+
+    @field_validator("groups")
+    @classmethod
+    def _group_names_unique(cls, groups: tuple[Group, ...]) -> tuple[Group, ...]:
+        names = [group.name for group in groups]
+        duplicates = sorted({name for name in names if names.count(name) > 1})
+        if duplicates:
+            raise ValueError(f"duplicate group name(s): {', '.join(duplicates)}")
+        return groups
+
+    def group(self, name: str) -> Group:
+        for group in self.groups:
+            if group.name == name:
+                return group
+        raise PlanError(f"no group named {name!r}; the plan has: "
+                        f"{', '.join(g.name for g in self.groups)}")
+
+    def equivalence(self, *, file: str, mutator: str, replacement: str, line: str) -> str | None:
+        """The reason a survivor is equivalent, or None if the plan does not say it is."""
+        for entry in self.equivalent:
+            if (entry.file, entry.mutator, entry.replacement, entry.line) == (
+                    file, mutator, replacement, line.strip()):
+                return entry.reason
+        return None
+
+
+def load_plan(path: Path) -> Plan:
+    """Read and validate a plan; errors name the file and field."""
+    return load_json_model(path, Plan, PlanError)
+
+
+def read_lines(root: Path, file: str) -> list[str]:
+    return (root / file).read_text(encoding="utf-8").splitlines()
+
+
+def _line_of(lines: list[str], text: str, file: str, *, after: int) -> int:
+    """1-based number of the one line after line `after` that contains `text`."""
+    found = [number for number, line in enumerate(lines, start=1)
+             if number > after and text in line]
+    if len(found) != 1:
+        what = "is no longer found" if not found else f"is on {len(found)} lines"
+        raise PlanError(f"mutate range of {file}: {text!r} {what}"
+                        f"{f' after line {after}' if after else ''}; update the plan to match "
+                        "the current source")
+    return found[0]

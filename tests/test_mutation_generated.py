@@ -1,0 +1,333 @@
+"""The generated-mutant tooling without running Stryker: its report parsing and judging, the
+plan file, the config and command it gives Stryker, and the incremental file's upkeep."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import shlex
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from harness.mutation.generated.plan import (
+    Equivalent,
+    Group,
+    MutateSpec,
+    Plan,
+    PlanError,
+    load_plan,
+    plan_path,
+)
+from harness.mutation.generated.render import render_markdown, render_text
+from harness.mutation.generated.report import (
+    GroupOutcome,
+    MutantRecord,
+    ReportError,
+    judge,
+    read_report,
+)
+from harness.mutation.generated.stryker import (
+    FINGERPRINT_KEY,
+    GroupPaths,
+    check_command,
+    compact_incremental,
+    prepare_incremental,
+    stryker_config,
+)
+from harness.paths import PROJECT_ROOT
+
+SOURCE = """export function resolvePolicy(decl) {
+  if (decl.confirm === false) return "none";
+  emit({ kind: "x" });
+  return "ask";
+}
+"""
+PYTEST_FAILURE = """F
+=================================== FAILURES ===================================
+___________ test_testbed_row[en-chromium] ___________
+AssertionError: expected a card
+=========================== short test summary info ============================
+FAILED tutorials/r-15/checks/test_policy_rows.py::test_testbed_row[en-chromium] - AssertionError
+!!!!!!!!!!!!!!!!!!!!!!!!!! stopping after 1 failures !!!!!!!!!!!!!!!!!!!!!!!!!!!
+1 failed in 9.81s
+"""
+
+
+def mutant(id_: str, mutator: str, replacement: str, start: tuple[int, int],
+           end: tuple[int, int], status: str, reason: str = "") -> dict[str, Any]:
+    return {"id": id_, "mutatorName": mutator, "replacement": replacement,
+            "location": {"start": {"line": start[0], "column": start[1]},
+                         "end": {"line": end[0], "column": end[1]}},
+            "status": status, "statusReason": reason, "static": False,
+            "coveredBy": [], "killedBy": ["all"] if status == "Killed" else [],
+            "testsCompleted": 1, "duration": 1234, "description": "not kept"}
+
+
+def stryker_report() -> dict[str, Any]:
+    return {
+        "schemaVersion": "2",
+        "thresholds": {"high": 80, "low": 60},
+        "projectRoot": "/home/someone/pling",
+        "files": {"fixtures/pling/policy.js": {"language": "javascript", "source": SOURCE,
+                                              "mutants": [
+            mutant("1", "EqualityOperator", 'decl.confirm !== false', (2, 7), (2, 29),
+                   "Killed", PYTEST_FAILURE),
+            mutant("2", "StringLiteral", '""', (2, 38), (2, 44), "Survived"),
+            mutant("3", "BooleanLiteral", "true", (2, 24), (2, 29), "Timeout"),
+            mutant("4", "ObjectLiteral", "{}", (3, 8), (3, 21), "Ignored", "debug event"),
+            mutant("5", "StringLiteral", '""', (4, 10), (4, 15), "NoCoverage"),
+            mutant("6", "BlockStatement", "{}", (1, 37), (5, 2), "RuntimeError"),
+        ]}},
+        "testFiles": {"": {"tests": [{"id": "all", "name": "All tests"}]}},
+    }
+
+
+@pytest.fixture
+def report_file(tmp_path: Path) -> Path:
+    path = tmp_path / "mutation.json"
+    path.write_text(json.dumps(stryker_report()), encoding="utf-8")
+    return path
+
+
+def by_id(records: list[MutantRecord]) -> dict[str, MutantRecord]:
+    return {record.id: record for record in records}
+
+
+# ---- reading the report -------------------------------------------------------------------
+
+
+def test_read_report_gives_each_mutant_its_original_code_and_line(report_file: Path) -> None:
+    records = by_id(read_report(report_file))
+
+    assert records["1"].original == "decl.confirm === false"
+    assert records["1"].replacement == "decl.confirm !== false"
+    assert records["1"].where == "fixtures/pling/policy.js:2"
+    assert records["1"].line_text == 'if (decl.confirm === false) return "none";'
+
+
+def test_read_report_joins_a_mutant_spanning_lines(report_file: Path) -> None:
+    block = by_id(read_report(report_file))["6"]
+
+    assert block.original.startswith("{\n  if (decl.confirm")
+    assert block.original.endswith('return "ask";\n}')
+
+
+def test_read_report_names_the_check_that_killed_a_mutant(report_file: Path) -> None:
+    records = by_id(read_report(report_file))
+
+    assert records["1"].killed_by == (
+        "tutorials/r-15/checks/test_policy_rows.py::test_testbed_row[en-chromium]")
+    assert records["2"].killed_by is None
+
+
+def test_read_report_not_a_stryker_report_names_the_file(tmp_path: Path) -> None:
+    path = tmp_path / "other.json"
+    path.write_text('{"results": []}', encoding="utf-8")
+
+    with pytest.raises(ReportError, match=r"other\.json: not a Stryker mutation report"):
+        read_report(path)
+
+
+# ---- judging ------------------------------------------------------------------------------
+
+
+def test_judge_counts_timeouts_as_detected_and_leaves_ignored_and_errors_out(
+    report_file: Path,
+) -> None:
+    judgement = judge(read_report(report_file), lambda record: None)
+
+    total = judgement.total
+    assert (total.killed, total.timeout, total.survived, total.no_coverage) == (1, 1, 1, 1)
+    assert (total.ignored, total.errors) == (1, 1)
+    assert total.detected == 2
+    assert total.non_equivalent == 4
+    assert total.score == 0.5
+    assert judgement.ignored_reasons == {"debug event": 1}
+
+
+def test_judge_equivalent_survivor_leaves_the_total_and_keeps_its_reason(
+    report_file: Path,
+) -> None:
+    def equivalence(record: MutantRecord) -> str | None:
+        return "the text is never shown" if record.id == "2" else None
+
+    judgement = judge(read_report(report_file), equivalence)
+
+    assert judgement.total.non_equivalent == 3
+    assert [s.record.id for s in judgement.survivors] == ["2", "5"]
+    assert [s.record.id for s in judgement.open_survivors] == ["5"]
+    assert judgement.survivors[0].equivalent_reason == "the text is never shown"
+
+
+def test_judge_goal_is_met_only_at_or_above_the_share(report_file: Path) -> None:
+    judgement = judge(read_report(report_file), lambda record: None)
+
+    assert judgement.meets(0.5)
+    assert not judgement.meets(0.51)
+
+
+def test_render_lists_every_survivor_with_its_classification(report_file: Path) -> None:
+    judgement = judge(read_report(report_file),
+                      lambda r: "never shown" if r.id == "2" else None)
+    plan = Plan(tutorial="t", groups=(Group(name="policy", mutate=(
+        MutateSpec(file="fixtures/pling/policy.js"),), checks=("test_x.py",)),))
+    outcomes = [GroupOutcome(name="policy", report=report_file, seconds=75.0)]
+
+    text = render_text(judgement, plan=plan, outcomes=outcomes)
+    markdown = render_markdown(judgement, plan=plan, outcomes=outcomes,
+                               when=dt.datetime(2026, 12, 1, tzinfo=dt.UTC),
+                               command="pling-tutorial mutate t --generated")
+
+    assert "fixtures/pling/policy.js:2  StringLiteral  '\"none\"' -> '\"\"'  " \
+           "[equivalent: never shown]" in text
+    assert "fixtures/pling/policy.js:4  StringLiteral" in text and "[OPEN]" in text
+    assert "DOES NOT meet the goal of 90.0%" in text
+    assert markdown.startswith("Measured 2026-12-01 with `pling-tutorial mutate t --generated`")
+    assert "**2 of 3 non-equivalent mutants detected (66.7%)**" in markdown
+    assert "| `fixtures/pling/policy.js:4` | StringLiteral | `` \"ask\" `` | `` \"\" `` | OPEN |" \
+        in markdown
+    assert "| policy | 1m15s |" in markdown
+
+
+# ---- the plan -----------------------------------------------------------------------------
+
+
+def test_plan_of_r15_is_valid_and_every_group_resolves_today() -> None:
+    plan = load_plan(plan_path("r-15-confirmation-and-human-handoff"))
+    checks = PROJECT_ROOT / "tutorials" / plan.tutorial / "checks"
+
+    for group in plan.groups:
+        assert group.check_files(checks)
+        assert [spec.stryker_pattern(PROJECT_ROOT) for spec in group.mutate]
+
+
+def test_mutate_range_resolves_anchor_lines_to_a_stryker_line_range(tmp_path: Path) -> None:
+    runtime = tmp_path / "fixtures" / "pling"
+    runtime.mkdir(parents=True)
+    (runtime / "dock.js").write_text("a\nstart here\nb\nend here\nend here too\n", encoding="utf-8")
+    spec = MutateSpec(file="fixtures/pling/dock.js", start="start here", end="end here")
+
+    with pytest.raises(PlanError, match="'end here' is on 2 lines after line 2"):
+        spec.stryker_pattern(tmp_path)
+    exact = MutateSpec(file="fixtures/pling/dock.js", start="start here", end="b")
+    assert exact.stryker_pattern(tmp_path) == "fixtures/pling/dock.js:2-3"
+
+
+def test_mutate_range_anchor_gone_says_the_plan_is_stale(tmp_path: Path) -> None:
+    (tmp_path / "fixtures" / "pling").mkdir(parents=True)
+    (tmp_path / "fixtures" / "pling" / "dock.js").write_text("a\n", encoding="utf-8")
+    spec = MutateSpec(file="fixtures/pling/dock.js", start="gone", end="a")
+
+    with pytest.raises(PlanError, match="'gone' is no longer found; update the plan"):
+        spec.stryker_pattern(tmp_path)
+
+
+def test_mutate_spec_outside_the_runtime_is_refused() -> None:
+    with pytest.raises(ValueError, match=r"must be a \.js file under fixtures/pling/"):
+        MutateSpec(file="harness/server/app.py")
+
+
+def test_group_check_pattern_matching_nothing_is_stale(tmp_path: Path) -> None:
+    (tmp_path / "test_a.py").write_text("", encoding="utf-8")
+    group = Group(name="g", mutate=(MutateSpec(file="fixtures/pling/a.js"),),
+                  checks=("test_a.py", "test_gone*.py"))
+
+    with pytest.raises(PlanError, match=r"check pattern 'test_gone\*\.py' matches no file"):
+        group.check_files(tmp_path)
+
+
+def test_group_check_files_keep_the_plan_order_each_once(tmp_path: Path) -> None:
+    for name in ("test_a.py", "test_b.py", "test_c.py"):
+        (tmp_path / name).write_text("", encoding="utf-8")
+    group = Group(name="g", mutate=(MutateSpec(file="fixtures/pling/a.js"),),
+                  checks=("test_c.py", "test_*.py"))
+
+    assert [path.name for path in group.check_files(tmp_path)] == [
+        "test_c.py", "test_a.py", "test_b.py"]
+
+
+def test_plan_equivalence_matches_by_line_text_not_line_number() -> None:
+    plan = Plan(tutorial="t", groups=(Group(name="g", mutate=(
+        MutateSpec(file="fixtures/pling/a.js"),), checks=("x.py",)),), equivalent=(
+        Equivalent(file="fixtures/pling/a.js", mutator="StringLiteral", replacement='""',
+                   line='return "ask";', reason="why"),))
+
+    assert plan.equivalence(file="fixtures/pling/a.js", mutator="StringLiteral",
+                            replacement='""', line='    return "ask";') == "why"
+    assert plan.equivalence(file="fixtures/pling/a.js", mutator="StringLiteral",
+                            replacement='"x"', line='return "ask";') is None
+
+
+# ---- what Stryker is given ----------------------------------------------------------------
+
+
+def test_check_command_serves_the_sandbox_loads_the_mutant_plugin_and_stops_at_a_failure(
+) -> None:
+    command = shlex.split(check_command(check_files=[Path("/p/checks/test_a.py")],
+                                        root=Path("/p"), locale="en", python="/venv/python"))
+
+    assert command[:4] == ["/venv/python", "-m", "pytest", "/p/checks/test_a.py"]
+    assert command[command.index("--pling-root") + 1] == "."
+    assert command[command.index("--pling-locale") + 1] == "en"
+    assert "harness.mutation.generated.browser_mutant" in command
+    assert {"-x", "-rf"} <= set(command)
+
+
+def test_stryker_config_for_r15_dock_mutates_line_ranges_with_the_command_runner() -> None:
+    plan = load_plan(plan_path("r-15-confirmation-and-human-handoff"))
+    paths = GroupPaths(root=PROJECT_ROOT, tutorial_id=plan.tutorial, group="dock")
+
+    config = stryker_config(plan=plan, group=plan.group("dock"), paths=paths, concurrency=1)
+
+    assert config["testRunner"] == "command"
+    assert all(entry.startswith("fixtures/pling/dock.js:") for entry in config["mutate"])
+    assert config["incremental"] is True
+    assert config["incrementalFile"] == (
+        "tools/stryker/incremental/r-15-confirmation-and-human-handoff/dock.json")
+    assert "/tutorials/*/checks" in config["ignorePatterns"]
+    assert config["ignorers"] == ["pling"]
+
+
+# ---- the incremental file -----------------------------------------------------------------
+
+
+def test_compact_incremental_keeps_what_reuse_needs_and_the_killing_check(tmp_path: Path) -> None:
+    path = tmp_path / "policy.json"
+    path.write_text(json.dumps(stryker_report()), encoding="utf-8")
+
+    compact_incremental(path, "abc")
+
+    report = json.loads(path.read_text(encoding="utf-8"))
+    assert report[FINGERPRINT_KEY] == "abc"
+    assert "projectRoot" not in report
+    killed, *_ = report["files"]["fixtures/pling/policy.js"]["mutants"]
+    assert killed["statusReason"] == (
+        "FAILED tutorials/r-15/checks/test_policy_rows.py::test_testbed_row[en-chromium]"
+        " - AssertionError")
+    assert "duration" not in killed and "description" not in killed
+    assert report["files"]["fixtures/pling/policy.js"]["source"] == SOURCE
+
+
+def test_prepare_incremental_changed_fingerprint_drops_undetected_mutants(tmp_path: Path) -> None:
+    path = tmp_path / "policy.json"
+    path.write_text(json.dumps(stryker_report()), encoding="utf-8")
+    compact_incremental(path, "before")
+
+    dropped = prepare_incremental(path, "after")
+
+    statuses = [m["status"] for m in json.loads(path.read_text(encoding="utf-8"))
+                ["files"]["fixtures/pling/policy.js"]["mutants"]]
+    assert dropped == 3
+    assert statuses == ["Killed", "Timeout", "Ignored"]
+
+
+def test_prepare_incremental_same_fingerprint_keeps_every_result(tmp_path: Path) -> None:
+    path = tmp_path / "policy.json"
+    path.write_text(json.dumps(stryker_report()), encoding="utf-8")
+    compact_incremental(path, "same")
+    before = path.read_text(encoding="utf-8")
+
+    assert prepare_incremental(path, "same") == 0
+    assert path.read_text(encoding="utf-8") == before
