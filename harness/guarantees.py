@@ -32,7 +32,7 @@ from playwright.sync_api import Page, expect
 from harness import conversation
 from harness.conversation import ToolResultSeen
 from harness.dock import Dock
-from harness.probe import is_business_path
+from harness.probe import is_business_path, is_model_path
 from harness.texts import Words
 from harness.timeline import Mark, Timeline
 
@@ -484,6 +484,69 @@ def _carries_success(body: str | None, call_id: str) -> bool:
     if not isinstance(request, dict):
         return False
     return any(r.call_id == call_id and r.ok for r in conversation.tool_results([request]))
+
+
+# ---- the agent loop ---------------------------------------------------------------------
+
+
+def one_call_at_a_time(timeline: Timeline, *, since: Mark | None = None) -> None:
+    """The tool calls were handled one after another: at no moment in the page's log were two
+    in progress, counting each approval card on screen and each business request the page
+    started whose answer had not reached it yet. So a call's card or business request came
+    only after the previous call's card was decided and its business answer was in.
+    (A user's own requests during a handoff would count too: use it where there is none.)"""
+    since = _since(timeline, since)
+    name = "calls-one-after-another"
+    cards = 0
+    waiting: dict[int, str] = {}  # business request id → "METHOD /path"
+    for event in timeline.page_events(since):
+        if event.kind in ("appear", "disappear") and event.data.testid == "pling-approval":
+            cards += 1 if event.kind == "appear" else -1
+        elif event.kind == "request" and is_business_path(event.data.method, event.data.path):
+            waiting[event.data.id] = f"{event.data.method} {event.data.path}"
+        elif event.kind == "response":
+            waiting.pop(event.data.id, None)
+        else:
+            continue
+        if cards + len(waiting) > 1:
+            raise _fail(name, f"two calls were in progress at once: {cards} approval card(s) on "
+                        f"screen and business request(s) still unanswered: "
+                        f"{_listed(list(waiting.values()))}", timeline)
+
+
+def success_after_business_answer(timeline: Timeline, *, call_id: str, path: str,
+                                  since: Mark | None = None) -> None:
+    """A `run`'s success reached the model only after its business request was answered with
+    success: the server answered `path` with a 2xx before it received the first model request
+    carrying `{"ok": true}` for `call_id`, and in the page's log that request left only after
+    the answer had reached the page."""
+    since = _since(timeline, since)
+    name = "success-after-business-answer"
+    carrying = [r for r in timeline.server_records(since, kind="model.request")
+                if _carries_success(json.dumps(r.body), call_id)]
+    if not carrying:
+        raise _fail(name, f"no model request carried a success for {call_id}", timeline)
+    answered = [r for r in timeline.server_business_records(since)
+                if r.path == path and r.status is not None and 200 <= r.status < 300]
+    if not answered or answered[0].seq > carrying[0].seq:
+        raise _fail(name, f"the success for {call_id} reached the server (seq {carrying[0].seq}) "
+                    f"before any successful answer to {path} (answers at: "
+                    f"{_listed([f'seq {r.seq}' for r in answered])})", timeline)
+    events = timeline.page_events(since)
+    asked = {e.data.id for e in events
+             if e.kind == "request" and e.data.path.split("?", 1)[0] == path}
+    answer_at = next((index for index, e in enumerate(events)
+                      if e.kind == "response" and e.data.id in asked
+                      and e.data.status is not None and 200 <= e.data.status < 300), None)
+    sent_at = next((index for index, e in enumerate(events)
+                    if e.kind == "request" and is_model_path(e.data.path)
+                    and _carries_success(e.data.body, call_id)), None)
+    if sent_at is None:
+        raise _fail(name, f"the page's probe saw no model request carrying the success for "
+                    f"{call_id}", timeline)
+    if answer_at is None or sent_at < answer_at:
+        raise _fail(name, f"the page sent the success for {call_id} before the answer to {path} "
+                    f"had reached it", timeline)
 
 
 # ---- copy: what a notice means ------------------------------------------------------------

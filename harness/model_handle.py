@@ -14,6 +14,16 @@ from harness.model.wire import ModelLocale, ModelRequest
 MODEL_LOCALES: tuple[str, ...] = get_args(ModelLocale)
 
 
+def tool_call(call_id: str, name: str, arguments: str = "{}") -> dict[str, Any]:
+    """One raw tool call for `ModelHandle.script`; `arguments` is sent as given (any string)."""
+    return {"id": call_id, "type": "function", "function": {"name": name, "arguments": arguments}}
+
+
+def calling(*calls: Mapping[str, Any]) -> dict[str, Any]:
+    """A raw assistant message that makes these tool calls, in this order, and says nothing."""
+    return {"role": "assistant", "content": None, "tool_calls": list(calls)}
+
+
 class ModelHandle:
     """Wraps a ScriptedModel: its overrides, its requests, and readers for tool calls/results.
 

@@ -1,0 +1,303 @@
+"""The agent loop seen from the page and the server: the tool calls of one reply are handled one
+after another, "new conversation" ends what is pending and the abandoned turn does nothing more,
+and a run's success reaches the model only after its business request has answered."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from playwright.sync_api import ElementHandle, Page, Route, expect
+
+from harness import guarantees
+from harness.conversation import ToolResultSeen
+from harness.dock import Dock
+from harness.model_handle import ModelHandle, calling, tool_call
+from harness.pages import open_page
+from harness.serve import TutorialServer
+from harness.server.state import INITIAL_WORKSPACE, PUBLISH_CODE, WorkspaceSnapshot
+from harness.timeline import Mark, Timeline
+
+Say = Callable[[str], str]
+
+SAVE, ARCHIVE, RESET, PUBLISH, READ = (
+    "save_workspace_name", "archive_workspace", "reset_workspace", "publish_changes",
+    "get_workspace")
+NAME_PATH, ARCHIVE_PATH = "/api/workspace/name", "/api/workspace/archive"
+NEW_NAME = "Acme"
+# The first model request carries the user's message; the second the results of its reply.
+RESULTS_REQUEST = 1
+# Longer than any timer the runtime may have running (the 5-minute handoff timeout included).
+PAST_EVERY_TIMER_MS = 10 * 60 * 1000
+NEW_CONVERSATION = "new-conversation-ends-pending"
+TESTBED_DECLARE = "decl => window.plingTestbed.declare(decl)"
+
+
+# ---- helpers ----------------------------------------------------------------------------
+
+
+class HeldRequests:
+    """Requests to one path, held at the network by Playwright routing until the test answers
+    them: `release()` lets the next one through to the server, `fail()` answers it instead."""
+
+    def __init__(self, page: Page, path: str) -> None:
+        self.page = page
+        self.pattern = f"**{path}"
+        self.routes: list[Route] = []
+        page.route(self.pattern, lambda route: self.routes.append(route))
+
+    def start(self, action: Callable[[], Any]) -> None:
+        """Do `action` and return once the request it makes is held."""
+        with self.page.expect_request(self.pattern):
+            action()
+        self.page.evaluate("0")  # one round trip, so the route handler has run
+        assert self.routes, f"a request to {self.pattern} left the page but was not held"
+
+    def release(self) -> None:
+        self.routes.pop(0).continue_()
+
+    def fail(self, status: int, body: dict[str, Any]) -> None:
+        self.routes.pop(0).fulfill(status=status, json=body)
+
+
+def send(dock: Dock, text: str) -> None:
+    """Send `text` without waiting for the turn to settle (it cannot while a request is held)."""
+    dock.input.fill(text)
+    dock.send_button.click()
+
+
+def results_in(model: ModelHandle, request_index: int) -> list[tuple[str, str]]:
+    """(call id, code) of the tool results the model received first with that request."""
+    return [(r.call_id, r.code) for r in model.tool_results() if r.request_index == request_index]
+
+
+def results_for(timeline: Timeline, call_id: str, since: Mark) -> list[ToolResultSeen]:
+    return [r for r in timeline.tool_results(since) if r.call_id == call_id]
+
+
+def assert_model_heard_nothing(timeline: Timeline, since: Mark, why: str) -> None:
+    sent = timeline.page_model_requests(since)
+    received = timeline.server_records(since, kind="model.request")
+    assert sent == [] and received == [], (
+        f"{why}, yet the page sent {len(sent)} and the server received {len(received)} model "
+        f"request(s)")
+
+
+@pytest.fixture
+def archived_page(page: Page, timeline: Timeline, tutorial_server: TutorialServer,
+                  locale: str) -> Page:
+    """The r-15 page on an archived workspace: its Archive button is disabled."""
+    tutorial_server.state.replace(
+        WorkspaceSnapshot(name=INITIAL_WORKSPACE.name, archived=True, published=False))
+    open_page(page, tutorial_server.page_url(locale))
+    timeline.mark_ready()
+    return page
+
+
+# ---- several calls in one reply: one after another ---------------------------------------
+
+
+@pytest.mark.guarantee("calls-one-after-another")
+def test_two_calls_needing_approval_are_asked_one_at_a_time_in_call_order(
+    tutorial_page: Page, dock: Dock, timeline: Timeline, model: ModelHandle,
+    tutorial_server: TutorialServer, say: Say,
+) -> None:
+    model.script(calling(tool_call("call_save", SAVE, json.dumps({"name": NEW_NAME})),
+                         tool_call("call_archive", ARCHIVE)))
+    before = timeline.mark()
+
+    dock.ask(say("save"))
+    guarantees.one_call_at_a_time(timeline, since=before)
+    expect(dock.approval).to_have_attribute("data-action", SAVE)
+    dock.approve()
+    expect(dock.approval).to_have_attribute("data-action", ARCHIVE)
+    dock.approve()
+
+    # Each card came only once the call before it had its business answer.
+    guarantees.one_call_at_a_time(timeline, since=before)
+    cards = timeline.shown("pling-approval", before)
+    assert [card.attributes.get("data-action") for card in cards] == [SAVE, ARCHIVE]
+    assert [(r.path, r.status) for r in timeline.server_business_records(before)] == [
+        (NAME_PATH, 200), (ARCHIVE_PATH, 200)]
+    assert results_in(model, RESULTS_REQUEST) == [("call_save", "OK"), ("call_archive", "OK")]
+    assert tutorial_server.state.snapshot() == WorkspaceSnapshot(
+        name=NEW_NAME, archived=True, published=False)
+
+
+@pytest.mark.guarantee("calls-one-after-another")
+def test_second_call_is_checked_only_once_the_first_has_its_result(
+    archived_page: Page, dock: Dock, timeline: Timeline, model: ModelHandle,
+    tutorial_server: TutorialServer, say: Say,
+) -> None:
+    # When the reply arrives, archive is unavailable (its button is disabled); the reset
+    # called before it makes it available again. Checked in turn, it is asked about.
+    expect(archived_page.get_by_test_id("workspace-archive")).to_be_disabled()
+    model.script(calling(tool_call("call_reset", RESET), tool_call("call_archive", ARCHIVE)))
+    before = timeline.mark()
+
+    dock.ask(say("reset"))
+    expect(dock.approval).to_have_attribute("data-action", RESET)
+    dock.approve()
+    expect(dock.approval).to_have_attribute("data-action", ARCHIVE)
+    dock.deny()
+
+    assert results_in(model, RESULTS_REQUEST) == [
+        ("call_reset", "OK"), ("call_archive", "PERMISSION_DENIED")]
+    guarantees.one_call_at_a_time(timeline, since=before)
+    assert tutorial_server.state.snapshot() == INITIAL_WORKSPACE
+
+
+# Two testbed actions that run without asking (write, no confirm), each calling the server.
+FIRST, SECOND = "first_step", "second_step"
+STEP_DESC = {"en": {FIRST: "First step", SECOND: "Second step"},
+             "zh": {FIRST: "第一步", SECOND: "第二步"}}
+
+
+@pytest.mark.guarantee("calls-one-after-another")
+def test_second_call_runs_only_after_the_first_calls_server_answered(
+    testbed_page: Page, dock: Dock, timeline: Timeline, model: ModelHandle,
+    tutorial_server: TutorialServer, locale: str, say: Say,
+) -> None:
+    for action in (FIRST, SECOND):
+        testbed_page.evaluate(TESTBED_DECLARE, {"id": action, "desc": STEP_DESC[locale][action],
+                                                "kind": "write"})
+    model.script(calling(tool_call("call_first", FIRST), tool_call("call_second", SECOND)))
+    held = HeldRequests(testbed_page, f"/api/testbed/run/{FIRST}")
+    before = timeline.mark()
+
+    held.start(lambda: send(dock, say("status")))
+
+    # The first call's answer is held: the second call has not started, the model waits.
+    assert [r.path for r in timeline.page_business_requests(before)] == [
+        f"/api/testbed/run/{FIRST}"]
+    assert len(timeline.server_records(before, kind="model.request")) == 1
+    held.release()
+    dock.wait_until_settled()
+
+    assert [call.action for call in tutorial_server.testbed.calls()] == [FIRST, SECOND]
+    guarantees.one_call_at_a_time(timeline, since=before)
+    assert results_in(model, RESULTS_REQUEST) == [("call_first", "OK"), ("call_second", "OK")]
+
+
+# ---- "new conversation" while a card or a handoff waits -----------------------------------
+
+
+def assert_abandoned_turn_did_nothing(page: Page, dock: Dock, timeline: Timeline, *,
+                                      stale_button: ElementHandle, since: Mark) -> None:
+    """After "new conversation": a click on the ended card's or panel's button and every timer
+    running out change nothing: no model or business request, an empty conversation."""
+    # By script: the button has left the screen, so no user could click it any more.
+    stale_button.evaluate("button => button.click()")
+    page.clock.fast_forward(PAST_EVERY_TIMER_MS)
+    expect(dock.messages()).to_have_count(0)
+    expect(dock.busy).to_have_count(0)
+    assert_model_heard_nothing(timeline, since, "the turn was abandoned")
+    guarantees.no_business_request(timeline, since=since, guarantee=NEW_CONVERSATION)
+    guarantees.state_unchanged(timeline, since=since, guarantee=NEW_CONVERSATION)
+
+
+@pytest.mark.guarantee(NEW_CONVERSATION)
+def test_new_conversation_during_an_approval_ends_it_and_nothing_runs_from_it(
+    tutorial_page: Page, dock: Dock, timeline: Timeline, say: Say,
+) -> None:
+    dock.ask(say("archive"))
+    expect(dock.approval).to_have_attribute("data-action", ARCHIVE)
+    stale_allow = dock.approve_button.element_handle()
+    abandoned = timeline.mark()
+
+    dock.new_conversation()
+
+    expect(tutorial_page.get_by_test_id("pling-approval").filter(visible=True)).to_have_count(0)
+    assert_abandoned_turn_did_nothing(tutorial_page, dock, timeline, stale_button=stale_allow,
+                                      since=abandoned)
+    # The next conversation starts from nothing: its first model request carries only the
+    # user's new message, none of the abandoned turn.
+    fresh = timeline.mark()
+    dock.ask(say("status"))
+    guarantees.model_received(timeline, action=READ, code="OK", since=fresh,
+                              guarantee=NEW_CONVERSATION)
+    first = timeline.server_records(fresh, kind="model.request")[0].body
+    assert isinstance(first, dict)
+    assert [(m.get("role"), m.get("content")) for m in first["messages"]] == [
+        ("user", say("status"))]
+
+
+@pytest.mark.guarantee(NEW_CONVERSATION)
+def test_new_conversation_during_a_handoff_ends_it_and_nothing_runs_from_it(
+    tutorial_page: Page, dock: Dock, timeline: Timeline, tutorial_server: TutorialServer,
+    say: Say,
+) -> None:
+    dock.ask(say("publish"))
+    expect(dock.handoff).to_have_attribute("data-action", PUBLISH)
+    stale_done = dock.handoff_done_button.element_handle()
+    abandoned = timeline.mark()
+
+    dock.new_conversation()
+
+    expect(tutorial_page.get_by_test_id("pling-handoff").filter(visible=True)).to_have_count(0)
+    expect(dock.highlights).to_have_count(0)
+    assert_abandoned_turn_did_nothing(tutorial_page, dock, timeline, stale_button=stale_done,
+                                      since=abandoned)
+    # The user now publishes by hand: what the handoff waited for comes true, and still
+    # nothing is reported to the model.
+    tutorial_page.get_by_test_id("verification-code").fill(PUBLISH_CODE)
+    tutorial_page.get_by_test_id("workspace-publish").click()
+    expect(tutorial_page.get_by_test_id("workspace-status")).to_have_attribute(
+        "data-state", "published")
+    assert tutorial_server.state.snapshot().published
+    assert_model_heard_nothing(timeline, abandoned, "the handoff was abandoned")
+    expect(dock.messages()).to_have_count(0)
+
+
+# ---- a run's success only after its business answer --------------------------------------
+
+
+@pytest.fixture
+def save_held(tutorial_page: Page, dock: Dock, model: ModelHandle,
+              say: Say) -> HeldRequests:
+    """The save card on screen for call `call_save`, with the save request's network answer
+    to be held once it leaves."""
+    model.script(calling(tool_call("call_save", SAVE, json.dumps({"name": NEW_NAME}))))
+    held = HeldRequests(tutorial_page, NAME_PATH)
+    dock.ask(say("save"))
+    expect(dock.approval).to_have_attribute("data-action", SAVE)
+    return held
+
+
+@pytest.mark.guarantee("success-after-business-answer")
+def test_save_success_reaches_the_model_only_after_the_server_answered(
+    save_held: HeldRequests, dock: Dock, timeline: Timeline,
+    tutorial_server: TutorialServer,
+) -> None:
+    approved = timeline.mark()
+
+    save_held.start(dock.approve_button.click)
+
+    assert_model_heard_nothing(timeline, approved, "the save request is still unanswered")
+    expect(dock.busy).to_have_count(1)  # the turn is still running
+    save_held.release()
+    dock.wait_until_settled()
+    guarantees.success_after_business_answer(timeline, call_id="call_save", path=NAME_PATH,
+                                             since=approved)
+    assert tutorial_server.state.snapshot().name == NEW_NAME
+
+
+@pytest.mark.guarantee("success-after-business-answer")
+@pytest.mark.guarantee("run-failure-reported")
+def test_save_failing_at_the_server_after_a_held_answer_is_run_failed_never_success(
+    save_held: HeldRequests, dock: Dock, timeline: Timeline,
+    tutorial_server: TutorialServer,
+) -> None:
+    approved = timeline.mark()
+
+    save_held.start(dock.approve_button.click)
+
+    assert_model_heard_nothing(timeline, approved, "the save request is still unanswered")
+    save_held.fail(503, {"ok": False, "code": "UNAVAILABLE", "message": "try again later"})
+    dock.wait_until_settled()
+    assert [r.code for r in results_for(timeline, "call_save", approved)] == ["RUN_FAILED"]
+    failed = dock.messages("notice").and_(dock.page.locator("[data-code='RUN_FAILED']"))
+    expect(failed).to_have_count(1)
+    assert tutorial_server.state.snapshot() == INITIAL_WORKSPACE
