@@ -24,13 +24,16 @@ def checks_dir(tutorial_dir_name: str, root: Path = PROJECT_ROOT) -> Path:
 
 
 def pytest_command(
-    tutorial_dir_name: str, *, locale: str | None, report: Path, pytest_args: Sequence[str]
+    tutorial_dir_name: str, *, locale: str | None, report: Path, pytest_args: Sequence[str],
+    html_report: Path | None = None,
 ) -> list[str]:
     """The child pytest run; artifact and junit flags ride along in `pytest_args` untouched."""
     command = [sys.executable, "-m", "pytest", str(checks_dir(tutorial_dir_name)),
                "--rootdir", str(PROJECT_ROOT), "--pling-report", str(report)]
     if locale is not None:
         command += ["--pling-locale", locale]
+    if html_report is not None:
+        command += ["--pling-html", str(html_report)]
     return command + list(pytest_args)
 
 
@@ -61,12 +64,15 @@ def run_check(
     locales: Sequence[str],
     only_locale: str | None,
     pytest_args: Sequence[str],
+    html_report: Path | None = None,
 ) -> int:
-    """Run the suite with live output, then print the summary; pytest's exit code is ours."""
+    """Run the suite with live output, then print the summary; pytest's exit code is ours.
+    With `html_report` (a folder, made absolute by the caller) the run also writes the
+    HTML report there."""
     with tempfile.TemporaryDirectory(prefix="pling-check-") as scratch:
         report_path = Path(scratch) / "report.json"
         command = pytest_command(tutorial_dir_name, locale=only_locale, report=report_path,
-                                 pytest_args=pytest_args)
+                                 pytest_args=pytest_args, html_report=html_report)
         exit_code = subprocess.run(command, cwd=PROJECT_ROOT, check=False).returncode
         if not report_path.exists():
             print(f"pling-tutorial: the check run wrote no report (pytest exit {exit_code})",
@@ -76,4 +82,6 @@ def run_check(
     shown = [only_locale] if only_locale else list(locales)
     print()
     print(render_summary(report, shown))
+    if html_report is not None:
+        print(f"HTML report: {html_report / 'index.html'}")
     return exit_code

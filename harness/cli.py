@@ -7,6 +7,7 @@ import os
 import sys
 import threading
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import TypeAlias
 
 from harness.check import run_check
@@ -113,8 +114,10 @@ def run_check_command(args: argparse.Namespace) -> int:
     tutorial = load_tutorial(args.tutorial)
     if args.locale is not None:
         offered_locale(tutorial, args.locale)
+    # The checks run from the project root; the report goes where the user's path points.
+    html_report = Path(args.report).resolve() if args.report else None
     return run_check(tutorial.id, locales=tutorial.locales, only_locale=args.locale,
-                     pytest_args=args.pytest_args)
+                     pytest_args=args.pytest_args, html_report=html_report)
 
 
 def add_check_command(subparsers: SubParsers) -> None:
@@ -126,6 +129,11 @@ def add_check_command(subparsers: SubParsers) -> None:
     )
     parser.add_argument("tutorial", help="tutorial id or short id, e.g. r-15")
     parser.add_argument("--locale", help="check one locale only (default: every locale)")
+    parser.add_argument(
+        "--report", metavar="DIR",
+        help="also write DIR/index.html: the guarantee table, every check (a failure with "
+        "its timeline and Playwright trace, kept in DIR/traces unless --output is given) and "
+        "a gallery of what the user sees, zh and en side by side")
     parser.set_defaults(handler=run_check_command, accepts_pytest_args=True)
 
 

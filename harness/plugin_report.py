@@ -1,20 +1,30 @@
-"""--pling-report: collect each test's locale, guarantees and outcome into a SuiteReport.
+"""--pling-report and --pling-html: collect each test's locale, guarantees and outcome into a
+SuiteReport, and write it as JSON, as an HTML page, or both.
 
 Locale and guarantee names ride on each report's `user_properties` (set at collection),
 so the controller of a pytest-xdist run, which never sees the items, still has them; they
-also show up as properties in --junitxml.
+also show up as properties in --junitxml. A failure's message and timeline, and the gallery
+pictures a test took, ride on the report as the plain attribute `pling_extras` (a dict,
+which pytest-xdist carries to the controller like any report attribute). Playwright traces
+come from pytest-playwright's `playwright_trace` user property on the teardown report.
 """
 
 from __future__ import annotations
 
+import shutil
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
 
-from harness.report import Outcome, SuiteReport, TestRecord
+from harness.html_report import GALLERY_DIR_NAME, REPORT_FILE_NAME, write_html_report
+from harness.report import GalleryCapture, Outcome, ReportExtras, SuiteReport, TestRecord
 
 LOCALE_PROPERTY = "pling_locale"
 GUARANTEE_PROPERTY = "pling_guarantee"
+# pytest-playwright names each trace it keeps in the teardown report's user properties.
+TRACE_PROPERTY = "playwright_trace"
+EXTRAS_ATTRIBUTE = "pling_extras"
 
 
 def locale_of(item: pytest.Item) -> str | None:
@@ -46,12 +56,36 @@ def first_line(report: pytest.TestReport) -> str | None:
     return lines[0].strip() if lines else None
 
 
-class ReportWriter:
-    """A pytest plugin object: gathers test outcomes and writes the report at the end."""
+def attach_extras(report: pytest.TestReport, extras: ReportExtras) -> None:
+    """Put `extras` on `report` (only when it says something), for the report writer."""
+    if extras != ReportExtras():
+        setattr(report, EXTRAS_ATTRIBUTE, extras.model_dump(mode="json"))
 
-    def __init__(self, path: Path) -> None:
-        self.path = path
+
+def extras_of(report: pytest.TestReport) -> ReportExtras:
+    raw = getattr(report, EXTRAS_ATTRIBUTE, None)
+    return ReportExtras.model_validate(raw) if raw is not None else ReportExtras()
+
+
+def clear_html_report(folder: Path) -> None:
+    """Remove what an earlier run wrote there (only the report's own files)."""
+    shutil.rmtree(folder / GALLERY_DIR_NAME, ignore_errors=True)
+    (folder / REPORT_FILE_NAME).unlink(missing_ok=True)
+
+
+class ReportWriter:
+    """A pytest plugin object: gathers test outcomes and writes the reports at the end."""
+
+    def __init__(self, *, json_path: Path | None = None, html_folder: Path | None = None,
+                 locales: Sequence[str] = (), base_dir: Path | None = None) -> None:
+        self.json_path = json_path
+        self.html_folder = html_folder
+        self.locales = tuple(locales)
+        self.base_dir = base_dir or Path.cwd()
+        """Where relative artifact paths (pytest-playwright's) start."""
         self.records: dict[str, TestRecord] = {}
+        self.gallery: dict[tuple[str, str], GalleryCapture] = {}
+        self.gallery_notes: list[str] = []
 
     def pytest_collection_finish(self, session: pytest.Session) -> None:
         # Everything selected is listed, so a collect-only run reports the guarantees too;
@@ -72,8 +106,24 @@ class ReportWriter:
             outcome="skipped",
         )
         outcome, failure = self._outcome(report, record)
-        self.records[report.nodeid] = record.model_copy(
-            update={"outcome": outcome, "failure": failure})
+        update: dict[str, object] = {
+            "outcome": outcome, "failure": failure,
+            "duration": record.duration + report.duration,
+        }
+        extras = extras_of(report)
+        if report.failed and (report.when != "teardown" or record.outcome == "passed"):
+            # This phase's failure is the one the test is reported with (see _outcome).
+            update.update(message=extras.message or failure, timeline=extras.timeline,
+                          details=report.longreprtext)
+        traces = [self.base_dir / str(v) for k, v in report.user_properties
+                  if k == TRACE_PROPERTY]
+        if traces:
+            update["traces"] = record.traces + tuple(str(path) for path in traces)
+        self.records[report.nodeid] = record.model_copy(update=update)
+        for capture in extras.gallery:
+            # The first picture of each state per locale wins, whichever worker took it.
+            self.gallery.setdefault((capture.state, capture.locale), capture)
+        self.gallery_notes += extras.gallery_notes
 
     @staticmethod
     def _outcome(report: pytest.TestReport, record: TestRecord) -> tuple[Outcome, str | None]:
@@ -90,5 +140,18 @@ class ReportWriter:
             return "error", first_line(report)
         return record.outcome, record.failure
 
+    def suite_report(self) -> SuiteReport:
+        return SuiteReport(tests=list(self.records.values()), gallery=list(self.gallery.values()),
+                           gallery_notes=self.gallery_notes)
+
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
-        SuiteReport(tests=list(self.records.values())).write(self.path)
+        suite = self.suite_report()
+        if self.json_path is not None:
+            suite.write(self.json_path)
+        if self.html_folder is not None:
+            write_html_report(suite, self.html_folder, locales=self.locales)
+
+    def pytest_terminal_summary(self, terminalreporter: pytest.TerminalReporter) -> None:
+        if self.html_folder is not None:
+            terminalreporter.write_line(
+                f"pling: HTML report written to {self.html_folder / REPORT_FILE_NAME}")

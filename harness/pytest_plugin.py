@@ -19,13 +19,17 @@ To serve differently (e.g. another model provider), override `tutorial_server` i
 test module; `model`, `timeline` and the page fixtures follow it.
 
 Options: --pling-root DIR (what the server serves), --pling-locale zh|en (run one
-locale), --pling-report PATH (JSON: each test's locale, guarantees, outcome, failure).
+locale), --pling-report PATH (JSON: each test's locale, guarantees, outcome, failure),
+--pling-html DIR (an HTML report with the guarantee table, each failure's timeline and
+trace, and a gallery of what the user saw in each locale; see `harness/html_report.py`).
 The `guarantee(name)` marker names the promise a test proves, for the summary of
 `pling-tutorial check` and for the mutation report.
 """
 
 from __future__ import annotations
 
+import os
+import shlex
 from collections.abc import Generator, Iterator
 from pathlib import Path
 
@@ -34,7 +38,9 @@ from playwright.sync_api import Page
 
 from harness import pytest_overrides
 from harness.dock import Dock
+from harness.gallery import Gallery, load_page_states
 from harness.guarantees import GuaranteeViolation
+from harness.html_report import GALLERY_DIR_NAME
 from harness.model_handle import ModelHandle
 from harness.pages import open_page, testbed_url
 from harness.paths import FIXTURES_DIR_NAME, PROJECT_ROOT, TUTORIALS_DIR_NAME
@@ -42,10 +48,14 @@ from harness.plugin_report import (
     GUARANTEE_PROPERTY,
     LOCALE_PROPERTY,
     ReportWriter,
+    attach_extras,
+    clear_html_report,
     guarantees_of,
     locale_of,
 )
+from harness.report import ReportExtras
 from harness.serve import ServerShutdown, TutorialServer
+from harness.texts import page_copy
 from harness.timeline import Timeline
 from harness.tutorials import TutorialError
 
@@ -54,6 +64,9 @@ LOCALES = ("zh", "en")
 OVERRIDES_PLUGIN_NAME = "pling-overrides"
 REPORT_PLUGIN_NAME = "pling-report"
 TIMELINE_KEY = pytest.StashKey[Timeline]()
+GALLERY_KEY = pytest.StashKey[Gallery]()
+# With --pling-html and no --output, pytest-playwright keeps its traces inside the report.
+TRACES_DIR_NAME = "traces"
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -76,6 +89,13 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "--pling-report", metavar="PATH", default=None,
         help="write a JSON report: each test's locale, guarantees, outcome and failure",
     )
+    group.addoption(
+        "--pling-html", metavar="DIR", default=None,
+        help="write DIR/index.html: the guarantee table, each check (a failure with its "
+             "timeline and Playwright trace) and a gallery of the dock and page states in "
+             "each locale. Turns on --tracing=retain-on-failure and --output=DIR/traces "
+             "unless given",
+    )
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -92,10 +112,42 @@ def pytest_configure(config: pytest.Config) -> None:
     if not config.pluginmanager.is_registered(pytest_overrides):
         config.pluginmanager.register(pytest_overrides, OVERRIDES_PLUGIN_NAME)
     pling_root(config)  # fail fast on a bad --pling-root
+    is_worker = hasattr(config, "workerinput")
+    html = config.getoption("--pling-html")
+    if html and not is_worker:
+        html = _prepare_html_report(config, html)
+    html_folder = Path(html) if html else None
+    worker = config.workerinput["workerid"] if is_worker else None  # type: ignore[attr-defined]
+    config.stash[GALLERY_KEY] = Gallery(
+        html_folder / GALLERY_DIR_NAME if html_folder else None,
+        file_suffix=f"-{worker}" if worker else "")
     report = config.getoption("--pling-report")
     # Under pytest-xdist only the controller writes; workers send it their reports.
-    if report and not hasattr(config, "workerinput"):
-        config.pluginmanager.register(ReportWriter(Path(report)), REPORT_PLUGIN_NAME)
+    if (report or html_folder) and not is_worker:
+        config.pluginmanager.register(
+            ReportWriter(json_path=Path(report) if report else None, html_folder=html_folder,
+                         locales=LOCALES, base_dir=config.invocation_params.dir),
+            REPORT_PLUGIN_NAME)
+
+
+def _prepare_html_report(config: pytest.Config, option: str) -> str:
+    """Make --pling-html absolute (pytest-xdist workers get the controller's options),
+    clear the last run's report there, and keep traces of failures unless the user chose."""
+    folder = (config.invocation_params.dir / option).resolve()
+    config.option.pling_html = str(folder)
+    clear_html_report(folder)
+    if not _given(config, "--tracing"):
+        config.option.tracing = "retain-on-failure"
+    if not _given(config, "--output"):
+        config.option.output = str(folder / TRACES_DIR_NAME)
+    return str(folder)
+
+
+def _given(config: pytest.Config, flag: str) -> bool:
+    """Whether the user passed `flag`: on the command line, in PYTEST_ADDOPTS or addopts."""
+    args = [*config.invocation_params.args, *shlex.split(os.environ.get("PYTEST_ADDOPTS", "")),
+            *config.getini("addopts")]
+    return any(arg == flag or arg.startswith(flag + "=") for arg in args)
 
 
 def pling_root(config: pytest.Config) -> Path:
@@ -147,13 +199,30 @@ def pytest_runtest_makereport(
     item: pytest.Item, call: pytest.CallInfo[None]
 ) -> Generator[None, pytest.TestReport, pytest.TestReport]:
     report = yield
+    extras = ReportExtras()
     timeline = item.stash.get(TIMELINE_KEY, None)
-    failed_on_its_own = call.excinfo is not None and not isinstance(
-        call.excinfo.value, GuaranteeViolation)
-    # A guarantee's message already carries the timeline; any other failure gets it here.
-    if timeline is not None and report.failed and report.when == "call" and failed_on_its_own:
-        report.sections.append(("pling timeline", timeline.render()))
+    failure = call.excinfo.value if call.excinfo is not None and report.failed else None
+    if isinstance(failure, GuaranteeViolation):
+        extras.message, extras.timeline = violation_parts(failure)
+    elif failure is not None and call.excinfo is not None:
+        extras.message = call.excinfo.exconly()
+        # A guarantee's message already carries the timeline; any other failure gets it here.
+        if timeline is not None and report.when == "call":
+            extras.timeline = timeline.render()
+            report.sections.append(("pling timeline", extras.timeline))
+    gallery = item.config.stash[GALLERY_KEY]
+    extras.gallery = gallery.take_captures()
+    extras.gallery_notes = gallery.take_problems()
+    attach_extras(report, extras)
     return report
+
+
+def violation_parts(violation: GuaranteeViolation) -> tuple[str, str | None]:
+    """(message, timeline) of a broken guarantee, whose text is "message\n\ntimeline"."""
+    message = f"guarantee {violation.guarantee!r} violated: {violation.problem}"
+    text = str(violation)
+    rest = text.removeprefix(message)
+    return message, (rest.strip("\n") or None) if rest != text else None
 
 
 # ---- fixtures ---------------------------------------------------------------------------
@@ -229,14 +298,31 @@ def timeline(page: Page, tutorial_server: TutorialServer,
     return recorder
 
 
+@pytest.fixture(scope="session")
+def gallery(pytestconfig: pytest.Config) -> Gallery:
+    """The session's screenshot gallery for the HTML report: `tutorial_page` has it picture
+    each dock and page state the first time a check meets it per locale. Does nothing
+    unless --pling-html is given."""
+    return pytestconfig.stash[GALLERY_KEY]
+
+
 @pytest.fixture
 def tutorial_page(page: Page, timeline: Timeline, tutorial_server: TutorialServer,
-                  locale: str) -> Page:
+                  locale: str, gallery: Gallery, request: pytest.FixtureRequest) -> Page:
     """pytest-playwright's `page`, opened on the tutorial in `locale` with the timeline's
     probe installed and the clock paused (move it with ``page.clock.fast_forward``).
-    Reload with ``harness.pages.reload_page(page, timeline)``."""
+    Reload with ``harness.pages.reload_page(page, timeline)``. With --pling-html, the
+    gallery watches it."""
     open_page(page, tutorial_server.page_url(locale))
     timeline.mark_ready()
+    if gallery.enabled:
+        server = tutorial_server
+        try:
+            gallery.watch(page, locale=locale, source=request.node.nodeid,
+                          page_states=load_page_states(server.tutorial, server.root),
+                          copy=page_copy(server.root, server.tutorial, locale))
+        except TutorialError as error:
+            pytest.fail(str(error), pytrace=False)
     return page
 
 

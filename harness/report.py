@@ -1,4 +1,8 @@
-"""The JSON report a check run writes (--pling-report): which test proved which guarantee."""
+"""The JSON report a check run writes (--pling-report): which test proved which guarantee.
+
+The same `SuiteReport` feeds the HTML report (--pling-html): per test its duration and, on
+failure, its message, timeline and Playwright traces; and the gallery of user-facing states.
+"""
 
 from __future__ import annotations
 
@@ -23,6 +27,47 @@ class TestRecord(BaseModel):
     # "failed" means an assertion in the test body failed; "error" means setup or teardown broke.
     failure: str | None = None
     """First line of the failure, e.g. the guarantee's message; None when it passed."""
+    duration: float = 0.0
+    """Seconds spent in setup, call and teardown."""
+    message: str | None = None
+    """The whole failure message, without the timeline (a guarantee's problem may span lines)."""
+    timeline: str | None = None
+    """The rendered timeline (page, network, server, runtime) of a failing browser check."""
+    details: str | None = None
+    """pytest's full failure report (traceback and captured output), for people."""
+    traces: tuple[str, ...] = ()
+    """Absolute paths of the Playwright traces kept for this test (`--tracing`)."""
+
+
+class GalleryCapture(BaseModel):
+    """One screenshot of a state a user meets, taken by a check at the moment it was on screen."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    state: str
+    """What the user sees, e.g. "approval-ask", "handoff-step-2", "notice-PERMISSION_DENIED"."""
+    title: str
+    """The state for a reader of the report, in English."""
+    locale: str
+    image: str
+    """File name inside the report's gallery folder."""
+    detail: str = ""
+    """What the page showed with it: the action, the step's target, the code, the time left."""
+    nodeid: str
+    """The check that met the state."""
+
+
+class ReportExtras(BaseModel):
+    """What the plugin adds to one pytest phase report; pytest-xdist carries it to the
+    controller as a plain attribute of the report (a dict)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    message: str | None = None
+    timeline: str | None = None
+    gallery: list[GalleryCapture] = Field(default_factory=list)
+    gallery_notes: list[str] = Field(default_factory=list)
+    """Pictures that could not be taken, and why."""
 
 
 class SuiteReport(BaseModel):
@@ -31,6 +76,9 @@ class SuiteReport(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     tests: list[TestRecord] = Field(default_factory=list)
+    gallery: list[GalleryCapture] = Field(default_factory=list)
+    """The first capture of each (state, locale), when the HTML report was asked for."""
+    gallery_notes: list[str] = Field(default_factory=list)
 
     def write(self, path: Path) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
