@@ -15,7 +15,7 @@ matches anywhere.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Literal, Self
 
@@ -229,7 +229,3 @@ def glossary_for(root: Path, tutorial: Tutorial) -> Glossary:
         glossary = glossary.merged(load_glossary(own), source=str(own))
     return glossary
 
-
-def copy_values(copy: Mapping[str, object]) -> dict[str, str]:
-    """The string values of a copy file (key → text)."""
-    return {key: value for key, value in copy.items() if isinstance(value, str)}
