@@ -151,7 +151,9 @@ def dock_states(page: Page) -> list[Watched]:
     ]
     states += [
         Watched(f"handoff-step-{index + 1}", f"Handoff, step {index + 1} highlighted",
-                page.locator("[data-testid='pling-handoff-step'][data-current='true']"
+                # With its highlight on the page, so the picture shows both.
+                page.locator("body:has([data-testid='pling-highlight']) "
+                             "[data-testid='pling-handoff-step'][data-current='true']"
                              f"[data-index='{index}']"),
                 attribute("data-target"))
         for index in range(MAX_HANDOFF_STEPS)
