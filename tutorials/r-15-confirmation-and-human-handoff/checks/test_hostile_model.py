@@ -1,11 +1,15 @@
 """Hostile model output through the real gateway and page: refused with the right code, told to
-the user in their language, before any prompt, with no business request and nothing changed."""
+the user in their language, before any prompt, with no business request and nothing changed.
+
+Notices are held to their meaning (the glossary, see docs/page-contract.md "Copy"), never to
+the runtime's exact sentences; the caps and the rules for repeated call ids and notices are
+the page contract's ("What the agent loop must do")."""
 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from typing import Any
 
 import pytest
@@ -14,7 +18,7 @@ from playwright.sync_api import Locator, Page, expect
 from harness import guarantees
 from harness.conversation import ToolResultSeen
 from harness.dock import Dock
-from harness.model_handle import ModelHandle
+from harness.model_handle import ModelHandle, calling, tool_call
 from harness.pages import open_page
 from harness.serve import TutorialServer
 from harness.server.state import INITIAL_WORKSPACE, WorkspaceSnapshot
@@ -25,37 +29,23 @@ Say = Callable[[str], str]
 
 SAVE, ARCHIVE, PUBLISH, READ = (
     "save_workspace_name", "archive_workspace", "publish_changes", "get_workspace")
-# The runtime's caps (fixtures/pling/agent.js); the checks prove the page honours them.
+# The caps the page contract fixes ("What the agent loop must do"): exact, so a check can
+# reach them and see what happens right at them.
 MAX_MODEL_CALLS_PER_TURN = 8
 MAX_TOOL_CALLS_PER_REPLY = 10
 MIB = 1024 * 1024
+NOT_BLANK = re.compile(r"\S")
 # The assistant's reply (model request) that carried the hostile tool calls is request 0;
 # request 1 is the one reporting their results.
 RESULTS_REQUEST = 1
 
 
-# ---- building raw model replies ---------------------------------------------------------
-
-
-def tool_call(call_id: str, name: str, arguments: str = "{}") -> dict[str, Any]:
-    return {"id": call_id, "type": "function", "function": {"name": name, "arguments": arguments}}
-
-
-def calling(*calls: Mapping[str, Any]) -> dict[str, Any]:
-    """A raw assistant message that makes these tool calls and says nothing."""
-    return {"role": "assistant", "content": None, "tool_calls": list(calls)}
-
-
-# ---- what the user should read ----------------------------------------------------------
-
-
-def invalid_params(words: Words, action: str, detail: str) -> str:
-    return words.runtime("error.INVALID_PARAMS", action=words.desc(action), detail=detail)
+# ---- what the model and the user should get ---------------------------------------------
 
 
 @pytest.fixture
 def words(tutorial_server: TutorialServer, locale: str) -> Words:
-    """The exact texts the page should show in this locale, from the served copy files."""
+    """What the page's notices must mean in this locale (glossary) and its actions' names."""
     return Words(tutorial_server.root, tutorial_server.tutorial, locale)
 
 
@@ -69,21 +59,35 @@ def results_in(model: ModelHandle, request_index: int) -> list[ToolResultSeen]:
     return [r for r in model.tool_results() if r.request_index == request_index]
 
 
-def envelope(code: str, message: str) -> dict[str, Any]:
-    return {"ok": False, "code": code, "message": message}
+def assert_failure_envelope(received: Mapping[str, Any] | None, code: str) -> None:
+    """SPEC §5: `{"ok": false, "code": <code>, "message": <localised text>}`, nothing else."""
+    assert received is not None and set(received) == {"ok", "code", "message"} \
+        and received["ok"] is False and received["code"] == code \
+        and isinstance(received["message"], str) and received["message"].strip(), (
+            f"the model should receive a {code} failure envelope; it received {received}")
+
+
+def assert_notices_mean(dock: Dock, words: Words, code: str, *, naming: str,
+                        count: int = 1) -> None:
+    """Exactly `count` notices carry `code`, each saying what the glossary says a `code`
+    notice means in this locale, claiming nothing it must not, and naming the action."""
+    shown = notices(dock, code)
+    expect(shown).to_have_count(count)
+    for text in shown.all_inner_texts():
+        problems = words.meaning_problems(text, code, naming=naming)
+        assert not problems, f"the {words.locale} {code} notice {text!r}: {'; '.join(problems)}"
 
 
 def assert_refused(
-    *, timeline: Timeline, model: ModelHandle, dock: Dock, since: Mark, call_id: str,
-    action: str, code: str, message: str,
+    *, timeline: Timeline, model: ModelHandle, dock: Dock, words: Words, since: Mark,
+    call_id: str, action: str, code: str, naming: str,
 ) -> None:
-    """The call was answered `code` with `message` in the very next model request, the user
-    read the same words in a dock notice, no card or handoff came first, no business request
-    was made, and neither the server nor the page changed."""
+    """The call was answered `code` in the very next model request, the user read one notice
+    saying so (naming the action as `naming`), no card or handoff came first, no business
+    request was made, and neither the server nor the page changed."""
     received = {r.call_id: r.envelope for r in results_in(model, RESULTS_REQUEST)}
-    assert received.get(call_id) == envelope(code, message), (
-        f"the model should receive {code} for {call_id}; it received {received.get(call_id)}")
-    expect(notices(dock, code)).to_have_text([message])
+    assert_failure_envelope(received.get(call_id), code)
+    assert_notices_mean(dock, words, code, naming=naming)
     guarantees.rejected_without_prompt(timeline, action=action, code=code, since=since)
     guarantees.state_unchanged(timeline, since=since)
 
@@ -91,49 +95,35 @@ def assert_refused(
 # ---- arguments: not JSON, wrong type, missing, unexpected, 1 MiB -------------------------
 
 
-@dataclass(frozen=True)
-class BadArguments:
-    """A call whose arguments the page's schema must refuse, and the runtime's reason."""
-
-    id: str
-    action: str
-    arguments: str
-    detail: Callable[[Words], str]
-
-
-BAD_ARGUMENTS = [
-    BadArguments("not-json", SAVE, '{"name": "Acme"', lambda w: w.runtime("schema.notJson")),
-    BadArguments("not-an-object", SAVE, '["Acme"]', lambda w: w.runtime(
-        "schema.type", path=w.runtime("schema.root"),
-        expected=w.runtime("schema.typeName.object"))),
-    BadArguments("wrong-type", SAVE, '{"name": 42}', lambda w: w.runtime(
-        "schema.type", path="name", expected=w.runtime("schema.typeName.string"))),
-    BadArguments("missing", SAVE, "{}", lambda w: w.runtime("schema.required", path="name")),
-    BadArguments("unexpected", SAVE, '{"name": "Acme", "owner": "mallory"}',
-                 lambda w: w.runtime("schema.unexpected", path="owner")),
+# Calls whose arguments the page's schema must refuse (every keyword: test_schema_keywords.py).
+BAD_ARGUMENTS = {
+    "not-json": (SAVE, '{"name": "Acme"'),
+    "not-an-object": (SAVE, '["Acme"]'),
+    "wrong-type": (SAVE, '{"name": 42}'),
+    "missing": (SAVE, "{}"),
+    "unexpected": (SAVE, '{"name": "Acme", "owner": "mallory"}'),
     # The model must never send the verification code: publish_changes takes no arguments.
-    BadArguments("code-for-publish", PUBLISH, '{"code": "246810"}',
-                 lambda w: w.runtime("schema.unexpected", path="code")),
-    BadArguments("one-mib", SAVE, json.dumps({"name": "x" * MIB}),
-                 lambda w: w.runtime("schema.maxLength", path="name", limit=80)),
-]
+    "code-for-publish": (PUBLISH, '{"code": "246810"}'),
+    "one-mib": (SAVE, json.dumps({"name": "x" * MIB})),
+}
 
 
 @pytest.mark.guarantee("hostile-model-output")
 @pytest.mark.guarantee("rejected-before-prompt")
-@pytest.mark.parametrize("bad", BAD_ARGUMENTS, ids=lambda bad: bad.id)
+@pytest.mark.parametrize("bad", BAD_ARGUMENTS.values(), ids=BAD_ARGUMENTS.keys())
 def test_bad_arguments_are_refused_invalid_params_before_any_prompt(
     tutorial_page: Page, dock: Dock, timeline: Timeline, model: ModelHandle, words: Words,
-    say: Say, bad: BadArguments,
+    say: Say, bad: tuple[str, str],
 ) -> None:
-    model.script(calling(tool_call("call_bad", bad.action, bad.arguments)))
+    action, arguments = bad
+    model.script(calling(tool_call("call_bad", action, arguments)))
     before = timeline.mark()
 
     dock.ask(say("save"))
 
-    assert_refused(timeline=timeline, model=model, dock=dock, since=before, call_id="call_bad",
-                   action=bad.action, code="INVALID_PARAMS",
-                   message=invalid_params(words, bad.action, bad.detail(words)))
+    assert_refused(timeline=timeline, model=model, dock=dock, words=words, since=before,
+                   call_id="call_bad", action=action, code="INVALID_PARAMS",
+                   naming=words.desc(action))
     # Nothing the model sent was put into the page's fields either.
     expect(tutorial_page.get_by_test_id("verification-code")).to_have_value("")
     expect(tutorial_page.get_by_test_id("workspace-name-input")).to_have_value(
@@ -154,9 +144,9 @@ def test_unknown_action_is_refused_unknown_action(
 
     dock.ask(say("archive"))
 
-    assert_refused(timeline=timeline, model=model, dock=dock, since=before, call_id="call_x",
-                   action="delete_workspace", code="UNKNOWN_ACTION",
-                   message=words.runtime("error.UNKNOWN_ACTION", action="delete_workspace"))
+    assert_refused(timeline=timeline, model=model, dock=dock, words=words, since=before,
+                   call_id="call_x", action="delete_workspace", code="UNKNOWN_ACTION",
+                   naming="delete_workspace")
 
 
 ARCHIVED = WorkspaceSnapshot(name=INITIAL_WORKSPACE.name, archived=True, published=False)
@@ -184,9 +174,9 @@ def test_archive_after_archived_is_refused_unavailable(
 
     dock.ask(say("archive"))
 
-    assert_refused(timeline=timeline, model=model, dock=dock, since=before,
+    assert_refused(timeline=timeline, model=model, dock=dock, words=words, since=before,
                    call_id="call_again", action=ARCHIVE, code="UNAVAILABLE",
-                   message=words.runtime("error.UNAVAILABLE", action=words.desc(ARCHIVE)))
+                   naming=words.desc(ARCHIVE))
     assert tutorial_server.state.snapshot() == ARCHIVED
 
 
@@ -212,10 +202,9 @@ def test_action_outside_its_scope_is_refused_out_of_scope(
     dock.ask(say("status"))
 
     assert SCOPED_ACTION not in model.projected_tools(0), "an inactive scope's action was offered"
-    message = words.runtime("error.OUT_OF_SCOPE", action=SCOPED_DESC[locale])
-    assert_refused(timeline=timeline, model=model, dock=dock, since=before,
+    assert_refused(timeline=timeline, model=model, dock=dock, words=words, since=before,
                    call_id="call_scope", action=SCOPED_ACTION, code="OUT_OF_SCOPE",
-                   message=message)
+                   naming=SCOPED_DESC[locale])
     assert tutorial_server.testbed.calls() == []
 
 
@@ -245,13 +234,12 @@ def test_fifty_calls_in_one_reply_run_the_first_ten_and_refuse_the_rest_loop_lim
 
     received = results_in(model, RESULTS_REQUEST)
     assert [r.call_id for r in received] == [call["id"] for call in calls]
-    limit = words.runtime("error.LOOP_LIMIT", action=words.desc(ARCHIVE),
-                          limit=MAX_TOOL_CALLS_PER_REPLY)
     assert [r.code for r in received[:MAX_TOOL_CALLS_PER_REPLY]] == ["OK"] * 10
-    assert [r.envelope for r in received[MAX_TOOL_CALLS_PER_REPLY:]] == [
-        envelope("LOOP_LIMIT", limit)] * 40
+    for refused in received[MAX_TOOL_CALLS_PER_REPLY:]:
+        assert_failure_envelope(refused.envelope, "LOOP_LIMIT")
     assert workspace_reads(timeline, before) == MAX_TOOL_CALLS_PER_REPLY
-    expect(notices(dock, "LOOP_LIMIT")).to_have_text([limit] * 40)
+    # One notice per refused call.
+    assert_notices_mean(dock, words, "LOOP_LIMIT", naming=words.desc(ARCHIVE), count=40)
     assert timeline.shown("pling-approval", before) == []
     guarantees.no_business_request(timeline, since=before)
     guarantees.state_unchanged(timeline, since=before)
@@ -271,9 +259,9 @@ def test_repeated_call_id_in_one_reply_is_refused_invalid_params_and_not_run(
 
     first, second = results_in(model, RESULTS_REQUEST)
     assert (first.call_id, first.code) == ("call_dup", "OK")
-    message = invalid_params(words, ARCHIVE, words.runtime("schema.duplicateCall", id="call_dup"))
-    assert (second.call_id, second.envelope) == ("call_dup", envelope("INVALID_PARAMS", message))
-    expect(notices(dock, "INVALID_PARAMS")).to_have_text([message])
+    assert second.call_id == "call_dup"
+    assert_failure_envelope(second.envelope, "INVALID_PARAMS")
+    assert_notices_mean(dock, words, "INVALID_PARAMS", naming=words.desc(ARCHIVE))
     assert workspace_reads(timeline, before) == 1
     assert timeline.shown("pling-approval", before) == []
     guarantees.no_business_request(timeline, since=before)
@@ -303,7 +291,7 @@ def test_reply_without_text_or_tool_calls_is_a_localised_error_and_the_next_requ
     dock.ask(say("archive"))
 
     error = dock.messages("error")
-    expect(error).to_have_text([words.runtime("gateway.MODEL_BAD_REPLY")])
+    expect(error).to_have_text([NOT_BLANK])
     expect(error).to_have_attribute("data-code", "MODEL_BAD_REPLY")
     refused = timeline.server_records(before, kind="model.error")
     assert [(r.status, (r.response or {}).get("code")) for r in refused] == [
@@ -341,10 +329,10 @@ def test_model_calling_archive_after_every_denial_is_stopped_loop_limit(
         dock.deny()
 
     expect(dock.approval).to_have_count(0)
-    limit = words.runtime("error.LOOP_LIMIT", action=words.desc(ARCHIVE),
-                          limit=MAX_MODEL_CALLS_PER_TURN)
-    expect(notices(dock, "LOOP_LIMIT")).to_have_text([limit])
-    expect(notices(dock, "PERMISSION_DENIED")).to_have_count(MAX_MODEL_CALLS_PER_TURN - 1)
+    # One notice per refused call: seven denials, then the 8th reply's call refused at the cap.
+    assert_notices_mean(dock, words, "LOOP_LIMIT", naming=words.desc(ARCHIVE))
+    assert_notices_mean(dock, words, "PERMISSION_DENIED", naming=words.desc(ARCHIVE),
+                        count=MAX_MODEL_CALLS_PER_TURN - 1)
     assert len(timeline.server_records(before, kind="model.request")) == MAX_MODEL_CALLS_PER_TURN
     cards = timeline.shown("pling-approval", before, action=ARCHIVE)
     assert len(cards) == MAX_MODEL_CALLS_PER_TURN - 1, f"{len(cards)} cards for 7 calls asked"
@@ -359,8 +347,8 @@ def test_model_calling_archive_after_every_denial_is_stopped_loop_limit(
     archive_results = [r for r in model.tool_results() if r.action == ARCHIVE]
     assert [r.code for r in archive_results] == ["PERMISSION_DENIED"] * (
         MAX_MODEL_CALLS_PER_TURN - 1) + ["LOOP_LIMIT"]
-    assert (archive_results[-1].call_id, archive_results[-1].envelope) == (
-        f"call_again_{MAX_MODEL_CALLS_PER_TURN}", envelope("LOOP_LIMIT", limit))
+    assert archive_results[-1].call_id == f"call_again_{MAX_MODEL_CALLS_PER_TURN}"
+    assert_failure_envelope(archive_results[-1].envelope, "LOOP_LIMIT")
 
 
 # ---- model text is text --------------------------------------------------------------------
@@ -397,8 +385,7 @@ def test_assistant_markup_is_shown_as_literal_text_and_runs_nothing(
 @pytest.mark.guarantee("model-text-is-text")
 @pytest.mark.guarantee("hostile-model-output")
 def test_markup_in_tool_names_and_arguments_is_shown_as_literal_text(
-    tutorial_page: Page, dock: Dock, timeline: Timeline, model: ModelHandle, words: Words,
-    say: Say,
+    tutorial_page: Page, dock: Dock, timeline: Timeline, model: ModelHandle, say: Say,
 ) -> None:
     # No double quotes: the card shows arguments as JSON, which would escape them.
     name_markup = "<img src=x onerror=window.__pwned=3>"
@@ -409,8 +396,9 @@ def test_markup_in_tool_names_and_arguments_is_shown_as_literal_text(
 
     dock.ask(say("save"))
 
-    expect(notices(dock, "UNKNOWN_ACTION")).to_have_text(
-        [words.runtime("error.UNKNOWN_ACTION", action=name_markup)])
+    unknown = notices(dock, "UNKNOWN_ACTION")
+    expect(unknown).to_have_count(1)
+    expect(unknown).to_contain_text(name_markup)  # named as the model wrote it, as text
     expect(dock.approval_args).to_contain_text(argument_markup)
     assert_nothing_ran(tutorial_page)
     dock.deny()
