@@ -24,11 +24,12 @@ from harness.paths import PROJECT_ROOT
 def run_generated(*, tutorial_id: str, command: str, groups: Sequence[str] = (),
                   concurrency: int = 1, force: bool = False, root: Path = PROJECT_ROOT,
                   toolchain: Toolchain | None = None,
-                  emit: Callable[[str], None] = print) -> int:
+                  emit: Callable[[str], None] | None = None) -> int:
     """Run the chosen groups (default: all), then judge every group's latest report.
 
     Exit 0 only if every group has a report and the plan's goal is met.
     """
+    emit = emit or _say
     plan = load_plan(plan_path(tutorial_id))
     chosen = [plan.group(name) for name in groups] if groups else list(plan.groups)
     stryker = (toolchain or Toolchain()).ensure_installed()
@@ -64,6 +65,10 @@ def run_generated(*, tutorial_id: str, command: str, groups: Sequence[str] = (),
     emit(f"\nSummary for docs/generated-mutants.md: {summary}")
     complete = all(outcome.report is not None and outcome.error is None for outcome in ordered)
     return 0 if complete and judgement.meets(plan.goal) else 1
+
+
+def _say(text: str) -> None:
+    print(text, flush=True)
 
 
 def judge_outcomes(plan: Plan, outcomes: Sequence[GroupOutcome], *, root: Path) -> Judgement:

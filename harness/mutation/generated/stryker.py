@@ -44,6 +44,13 @@ IGNORER_PLUGIN = TOOLS_DIR / "pling-ignorers.js"
 FINGERPRINT_KEY = "plingFingerprint"
 # A dry run is the group's whole check selection; on a busy 2-core machine that is minutes.
 DRY_RUN_TIMEOUT_MINUTES = 30
+# A mutant's run is timed out after factor x the dry run + the absolute margin (Stryker's
+# rule). A survivor runs every check of its group, as the dry run did, and on a machine shared
+# with other work that can take much longer than the dry run did: a tight limit would turn
+# survivors into "Timeout", which counts as detected. Real hangs are rare (the checks bound
+# their own waits), so the limit is generous.
+TIMEOUT_FACTOR = 2.5
+TIMEOUT_MS = 120_000
 NODE_HELP = ("StrykerJS needs Node.js >= 20 and npm on PATH (e.g. `apt-get install nodejs npm`, "
              "or https://nodejs.org/); `node --version` must work")
 
@@ -157,6 +164,8 @@ def stryker_config(*, plan: Plan, group: Group, paths: GroupPaths, concurrency: 
         "ignorers": ["pling"],
         "concurrency": concurrency,
         "dryRunTimeoutMinutes": DRY_RUN_TIMEOUT_MINUTES,
+        "timeoutFactor": TIMEOUT_FACTOR,
+        "timeoutMS": TIMEOUT_MS,
         "tempDirName": paths.relative(paths.temp_dir),
         "cleanTempDir": True,
         "incremental": True,

@@ -1,0 +1,1 @@
+"""Machine-made mutants: StrykerJS over the runtime's safety core (`mutate --generated`)."""
