@@ -271,7 +271,9 @@ class _PageWatch:
         try:
             on_screen = self._on_screen()
             if on_screen:
-                image = self.page.screenshot()
+                # caret="initial": hiding the caret would add a <style> to the page, a DOM
+                # change the page (e.g. a handoff's expect.check()) could react to.
+                image = self.page.screenshot(caret="initial")
                 for state, title, detail in on_screen:
                     self.gallery.keep(image, state=state, title=title, locale=self.locale,
                                       detail=detail, source=self.source)
