@@ -8,6 +8,7 @@ started by the test on 127.0.0.1; when no fault is queued it answers like the sc
 from __future__ import annotations
 
 import json
+import re
 import secrets
 import threading
 from collections.abc import Callable, Iterator
@@ -28,10 +29,14 @@ from harness.tutorials import TutorialError, load_tutorial
 
 Say = Callable[[str], str]
 
-# The gateway's timeout towards the upstream. A real network timeout: long enough that a
-# healthy local answer is never cut off on a busy machine, short enough for a quick test.
-GATEWAY_TIMEOUT_SECONDS = 1.0
+# The gateway's timeout towards the upstream, a real network timeout. Generous by default, so
+# a healthy local answer is never cut off, even on a loaded machine (1 s was, at load 30). The
+# check of a stalled upstream sets a shorter one: its error must show within the dock's settle
+# wait (10 s), and the healthy request after it still has to fit.
+GATEWAY_TIMEOUT_SECONDS = 30.0
+STALLED_GATEWAY_TIMEOUT_SECONDS = 5.0
 SAVE, READ = "save_workspace_name", "get_workspace"
+NOT_BLANK = re.compile(r"\S")
 
 
 @pytest.fixture
@@ -48,11 +53,17 @@ def upstream(tutorial_id: str, pytestconfig: pytest.Config) -> Iterator[FakeUpst
 
 
 @pytest.fixture
-def tutorial_server(upstream: FakeUpstream, tutorial_id: str,
+def gateway_timeout() -> float:
+    """Seconds the gateway waits for the upstream (PLING_MODEL_TIMEOUT); a check may
+    parametrize its own."""
+    return GATEWAY_TIMEOUT_SECONDS
+
+
+@pytest.fixture
+def tutorial_server(upstream: FakeUpstream, tutorial_id: str, gateway_timeout: float,
                     pytestconfig: pytest.Config) -> Iterator[TutorialServer]:
     """The fixture server with the OpenAI-compatible provider pointed at `upstream`."""
-    environ = upstream.environ(api_key=f"test-{secrets.token_hex(16)}",
-                               timeout=GATEWAY_TIMEOUT_SECONDS)
+    environ = upstream.environ(api_key=f"test-{secrets.token_hex(16)}", timeout=gateway_timeout)
     with TutorialServer(tutorial=tutorial_id, root=pling_root(pytestconfig),
                         environ=environ) as server:
         yield server
@@ -60,11 +71,12 @@ def tutorial_server(upstream: FakeUpstream, tutorial_id: str,
 
 @pytest.fixture
 def words(tutorial_server: TutorialServer, locale: str) -> Words:
-    """The exact texts the page should show in this locale, from the served copy files."""
+    """What the page's notices must mean in this locale (glossary), its actions' names and
+    the page's own copy."""
     return Words(tutorial_server.root, tutorial_server.tutorial, locale)
 
 
-# Each provider fault, what the gateway answers the page, and the dock's text for it.
+# Each provider fault, what the gateway answers the page, and the code the dock shows it with.
 FAULTS: dict[str, tuple[Callable[[threading.Event], Behaviour], int, str]] = {
     "error-500": (lambda _release: Fail(500), 502, "MODEL_UNAVAILABLE"),
     "malformed-json": (lambda _release: Malformed(), 502, "MODEL_UNAVAILABLE"),
@@ -76,11 +88,19 @@ FAULTS: dict[str, tuple[Callable[[threading.Event], Behaviour], int, str]] = {
 }
 
 
+# Only a stalled upstream needs the short gateway timeout; the others answer at once.
+FAULT_CASES = [
+    pytest.param(fault, STALLED_GATEWAY_TIMEOUT_SECONDS if fault == "too-slow"
+                 else GATEWAY_TIMEOUT_SECONDS, id=fault)
+    for fault in FAULTS
+]
+
+
 @pytest.mark.guarantee("gateway-faults")
-@pytest.mark.parametrize("fault", FAULTS.keys())
+@pytest.mark.parametrize(("fault", "gateway_timeout"), FAULT_CASES)
 def test_provider_fault_shows_a_localised_error_runs_nothing_and_the_next_request_works(
     tutorial_page: Page, dock: Dock, timeline: Timeline, upstream: FakeUpstream,
-    words: Words, say: Say, fault: str,
+    say: Say, fault: str,
 ) -> None:
     behaviour, status, code = FAULTS[fault]
     release = threading.Event()
@@ -90,8 +110,9 @@ def test_provider_fault_shows_a_localised_error_runs_nothing_and_the_next_reques
     try:
         dock.ask(say("archive"))
 
+        # Its wording is the page's; its language is checked by the bilingual checks.
         error = dock.messages("error")
-        expect(error).to_have_text([words.runtime(f"gateway.{code}")])
+        expect(error).to_have_text([NOT_BLANK])
         expect(error).to_have_attribute("data-code", code)
     finally:
         release.set()  # let a stalled upstream go, whatever happened above
@@ -141,15 +162,17 @@ def test_business_failure_after_approval_is_reported_run_failed_never_success(
     assert tutorial_server.state.snapshot() == INITIAL_WORKSPACE
     guarantees.state_unchanged(timeline, since=before, guarantee="run-failure-reported")
 
-    refusal = words.copy["message.invalid_name"]
-    message = words.runtime("error.RUN_FAILED", action=words.desc(SAVE), detail=refusal)
     [result] = [r for r in timeline.tool_results(before) if r.call_id == "call_blank"]
-    assert result.envelope == {"ok": False, "code": "RUN_FAILED", "message": message}
+    assert result.envelope is not None and set(result.envelope) == {"ok", "code", "message"}
+    assert (result.envelope["ok"], result.envelope["code"]) == (False, "RUN_FAILED")
     notice = dock.messages("notice")
-    expect(notice).to_have_text([message])
+    expect(notice).to_have_count(1)
     expect(notice).to_have_attribute("data-code", "RUN_FAILED")
+    problems = words.meaning_problems(notice.inner_text(), "RUN_FAILED", naming=words.desc(SAVE))
+    assert not problems, f"the RUN_FAILED notice: {'; '.join(problems)}"
+    # The r-15 page's own message for the server's refusal (its copy, word for word).
     page_message = tutorial_page.get_by_test_id("workspace-message")
-    expect(page_message).to_have_text(refusal)
+    expect(page_message).to_have_text(words.copy["message.invalid_name"])
     expect(page_message).to_have_attribute("data-tone", "error")
     expect(tutorial_page.get_by_test_id("workspace-name-display")).to_have_text(
         INITIAL_WORKSPACE.name)
