@@ -14,6 +14,7 @@ import pytest
 from harness.mutation.generated.plan import (
     Equivalent,
     Group,
+    IgnoredLine,
     MutateSpec,
     Plan,
     PlanError,
@@ -331,3 +332,25 @@ def test_prepare_incremental_same_fingerprint_keeps_every_result(tmp_path: Path)
 
     assert prepare_incremental(path, "same") == 0
     assert path.read_text(encoding="utf-8") == before
+
+
+def test_plan_ignore_entry_whose_line_is_gone_is_stale(tmp_path: Path) -> None:
+    (tmp_path / "fixtures" / "pling").mkdir(parents=True)
+    (tmp_path / "fixtures" / "pling" / "a.js").write_text("const x = 1;\n", encoding="utf-8")
+    plan = Plan(tutorial="t", groups=(Group(name="g", mutate=(
+        MutateSpec(file="fixtures/pling/a.js"),), checks=("x.py",)),), ignore=(
+        IgnoredLine(file="fixtures/pling/a.js", line="const y = 2;", reason="why"),))
+
+    with pytest.raises(PlanError, match="'const y = 2;' is no longer a line of"):
+        plan.ignored_lines(tmp_path, ("fixtures/pling/a.js",))
+
+
+def test_stryker_config_hands_the_groups_ignored_lines_to_the_ignorer() -> None:
+    plan = load_plan(plan_path("r-15-confirmation-and-human-handoff"))
+    paths = GroupPaths(root=PROJECT_ROOT, tutorial_id=plan.tutorial, group="executor")
+
+    config = stryker_config(plan=plan, group=plan.group("executor"), paths=paths, concurrency=1)
+
+    ignored = config["pling"]["ignore"]
+    assert ignored and {entry["file"] for entry in ignored} == {"fixtures/pling/executor.js"}
+    assert all(set(entry) == {"file", "line", "reason"} for entry in ignored)

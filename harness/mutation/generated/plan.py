@@ -3,9 +3,12 @@
 One plan per tutorial (`plans/<tutorial id>.json`). Each group is one Stryker run with its
 own incremental file: the code it mutates (whole files, or a part between two anchor
 lines, so the range follows edits) and the check files that concern that code, in the order
-they run (`-x` stops at the first failure, so broad, quick checks go first). Survivors
-judged equivalent are listed with the reason, matched by file, mutator, replacement and the
-text of the line they start on (never by line number, which drifts).
+they run (`-x` stops at the first failure, so broad, quick checks go first).
+
+Equivalent mutants, each with its reason, come in two lists: `ignore` names statements whose
+every mutant is equivalent (Stryker's ignorer skips them: not run, not counted), and
+`equivalent` names single survivors after a run, matched by file, mutator, replacement and
+the text of the line they start on (never by line number, which drifts).
 """
 
 from __future__ import annotations
@@ -81,6 +84,21 @@ class Equivalent(BaseModel):
     reason: str = Field(min_length=1)
 
 
+class IgnoredLine(BaseModel):
+    """A statement whose every mutant is equivalent, so Stryker need not run them.
+
+    Stryker reports them as Ignored with `equivalent: <reason>` (not counted). Only for
+    plain cases, e.g. a value that only ever feeds debug events.
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    file: str
+    line: str = Field(min_length=1)
+    """The trimmed text of the line the statement starts on."""
+    reason: str = Field(min_length=1)
+
+
 class Group(BaseModel):
     """One Stryker run: the code it mutates and the checks that concern it, in running order."""
 
@@ -127,7 +145,10 @@ class Plan(BaseModel):
     goal: float = Field(default=0.9, gt=0, le=1)
     """Share of the non-equivalent mutants that must be killed."""
     groups: tuple[Group, ...] = Field(min_length=1)
+    ignore: tuple[IgnoredLine, ...] = ()
+    """Statements left to Stryker's ignorer (not run, not counted), each with its reason."""
     equivalent: tuple[Equivalent, ...] = ()
+    """Survivors judged equivalent after a run (counted as such), each with its reason."""
 
     @field_validator("groups")
     @classmethod
@@ -144,6 +165,15 @@ class Plan(BaseModel):
                 return group
         raise PlanError(f"no group named {name!r}; the plan has: "
                         f"{', '.join(g.name for g in self.groups)}")
+
+    def ignored_lines(self, root: Path, files: tuple[str, ...]) -> list[IgnoredLine]:
+        """The `ignore` entries for `files`, each checked to still name a line there."""
+        entries = [entry for entry in self.ignore if entry.file in files]
+        for entry in entries:
+            if entry.line not in (line.strip() for line in read_lines(root, entry.file)):
+                raise PlanError(f"ignore: {entry.line!r} is no longer a line of {entry.file}; "
+                                "update the plan to match the current source")
+        return entries
 
     def equivalence(self, *, file: str, mutator: str, replacement: str, line: str) -> str | None:
         """The reason a survivor is equivalent, or None if the plan does not say it is."""

@@ -162,6 +162,9 @@ def stryker_config(*, plan: Plan, group: Group, paths: GroupPaths, concurrency: 
         "symlinkNodeModules": False,
         "plugins": ["@stryker-mutator/*", str(IGNORER_PLUGIN)],
         "ignorers": ["pling"],
+        # Read by the ignorer plugin: the plan's statements whose mutants are all equivalent.
+        "pling": {"ignore": [entry.model_dump()
+                             for entry in plan.ignored_lines(root, group.files)]},
         "concurrency": concurrency,
         "dryRunTimeoutMinutes": DRY_RUN_TIMEOUT_MINUTES,
         "timeoutFactor": TIMEOUT_FACTOR,
