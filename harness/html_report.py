@@ -45,9 +45,11 @@ td.outcome-failed a, td.outcome-error a, .badge-failed, .badge-error { color: #c
        font-weight: 600; }
 .gallery { width: 100%; table-layout: fixed; } .gallery th:first-child { width: 200px; }
 .gallery img { width: 100%; border: 1px solid #d0d7de; display: block; }
-figure { margin: 0; } figcaption { color: #57606a; font-size: 12px; margin-top: 4px; }
+figure { margin: 0; } figcaption { color: #57606a; font-size: 12px; margin-top: 4px;
+       overflow-wrap: anywhere; }
+.check { padding: 2px 8px; }
 .missing { color: #9a6700; background: #fff8c5; }
-.check { margin: 4px 0; } .check summary { cursor: pointer; }
+.check { margin: 4px 0; } .check summary { cursor: pointer; overflow-wrap: anywhere; }
 .badge { display: inline-block; min-width: 48px; font-weight: 600; }
 pre { background: #f6f8fa; border: 1px solid #d0d7de; padding: 8px; overflow-x: auto;
       font-size: 12px; }
