@@ -218,7 +218,8 @@ def pytest_runtest_makereport(
 
 
 def violation_parts(violation: GuaranteeViolation) -> tuple[str, str | None]:
-    """(message, timeline) of a broken guarantee, whose text is "message\n\ntimeline"."""
+    """(message, timeline) of a broken guarantee: its text is the message, a blank line,
+    then the rendered timeline."""
     message = f"guarantee {violation.guarantee!r} violated: {violation.problem}"
     text = str(violation)
     rest = text.removeprefix(message)
