@@ -40,6 +40,8 @@ LAST_MINUTE = re.compile(r"^\s*0:\d\d\s*$")
 CODED_MESSAGE = (
     "[data-testid='pling-message'][data-code]:is([data-role='notice'],[data-role='error'])")
 READ_CODED_MESSAGES = "elements => elements.map(e => [e.dataset.role, e.dataset.code])"
+# The check's action waits while a picture is taken; a slow one is given up, not waited for.
+SCREENSHOT_TIMEOUT_MS = 5_000
 # Codes name image files, and the page sets them: anything else is not pictured.
 CODE = re.compile(r"^[A-Z][A-Z0-9_]{0,39}$")
 
@@ -273,7 +275,7 @@ class _PageWatch:
             if on_screen:
                 # caret="initial": hiding the caret would add a <style> to the page, a DOM
                 # change the page (e.g. a handoff's expect.check()) could react to.
-                image = self.page.screenshot(caret="initial")
+                image = self.page.screenshot(caret="initial", timeout=SCREENSHOT_TIMEOUT_MS)
                 for state, title, detail in on_screen:
                     self.gallery.keep(image, state=state, title=title, locale=self.locale,
                                       detail=detail, source=self.source)
