@@ -244,10 +244,10 @@ class Scene:
             self.page.locator(f"[data-code='{code}']")).last).to_be_attached()
 
 
-def calling(*names: str) -> dict[str, Any]:
-    """A raw assistant message that calls these tools (no arguments) and says nothing."""
+def calling(reply: int, *names: str) -> dict[str, Any]:
+    """Raw assistant message number `reply`: it calls these tools (no arguments), says nothing."""
     return {"role": "assistant", "content": None, "tool_calls": [
-        {"id": f"call_walk_{index}", "type": "function",
+        {"id": f"call_walk_{reply}_{index}", "type": "function",
          "function": {"name": name, "arguments": "{}"}} for index, name in enumerate(names)]}
 
 
@@ -289,7 +289,7 @@ def rename_to_blanks_the_server_refuses(scene: Scene) -> str:
 
 
 def keep_calling_until_the_loop_stops(scene: Scene) -> str:
-    scene.model.script(*[calling(READ)] * RUNAWAY_MODEL_CALLS)
+    scene.model.script(*[calling(reply, READ) for reply in range(RUNAWAY_MODEL_CALLS)])
     scene.dock.ask(scene.say("status"))
     scene.model.reset_overrides()  # the replies the capped turn never asked for
     return READ
