@@ -1,0 +1,323 @@
+"""r-15 handoff guidance (SPEC §4): the reason and the ordered steps, when a step advances,
+and each highlight covering its target however the page moves (scroll, resize, layout)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+import pytest
+from playwright.sync_api import FloatRect, Page, ViewportSize, expect
+
+from harness import guarantees
+from harness.dock import Dock
+from harness.serve import TutorialServer
+from harness.server.state import PUBLISH_CODE
+from harness.texts import Words
+from harness.timeline import Timeline
+
+if TYPE_CHECKING:  # the checks' conftest.py; pytest imports it, tests only name its types
+    from conftest import Workspace
+
+Say = Callable[[str], str]
+PUBLISH = "publish_changes"
+CODE_TARGET = "verification_code"
+# The handoff's two steps, in order: the targets they point at.
+PUBLISH_STEP_TARGETS = (CODE_TARGET, PUBLISH)
+# SPEC §4: the default time a user has to finish a handoff.
+DEFAULT_TIMEOUT_MS = 5 * 60 * 1000
+# Small enough that the code field (and the Publish button next to it) starts below the fold.
+SMALL_VIEWPORT: ViewportSize = {"width": 900, "height": 500}
+# Far enough to move the highlighted target visibly, little enough to keep it in view.
+SCROLL_BY_PX = 120
+# Two window widths at which the page keeps its two-column layout (it stacks at 1100 px and
+# stops growing at 1380 px): the flexible code field changes size, and the Publish button
+# beside it moves without changing size, so only the window's resize can tell its overlay.
+WIDE_VIEWPORT: ViewportSize = {"width": 1280, "height": 720}
+NARROWER_VIEWPORT: ViewportSize = {"width": 1180, "height": 720}
+# Height of the content the layout checks add above the targets, and how much it then grows.
+INSERTED_PX = 48
+GROWN_PX = 96
+
+# Scrolls the page like a user would and resolves once the page has handled the scroll
+# event (the overlay repositions on it); returns how far the page really moved.
+SCROLL_AND_SETTLE = """async (dy) => {
+  const before = window.scrollY;
+  const handled = new Promise((resolve) =>
+    window.addEventListener("scroll", resolve, { once: true }));
+  window.scrollBy({ top: dy, behavior: "instant" });
+  if (window.scrollY === before) return 0;
+  await handled;
+  return window.scrollY - before;
+}"""
+# The window's next resize event, listened for after the page's own listeners, so once the
+# promise resolves the page has handled the resize. Wrapped in an object: evaluate_handle
+# would otherwise wait for the promise itself.
+NEXT_RESIZE = """() => ({ handled: new Promise((resolve) =>
+  window.addEventListener("resize", resolve, { once: true })) })"""
+# Content above the targets, as a late banner would add it: inserted at the top of the page's
+# main column (or grown, if already there); resolves after the page's mutation observers ran.
+# Returns how far the page scrolled meanwhile, which must be 0 (else scrolling did the work).
+GROW_CONTENT_ABOVE = """async (height) => {
+  const scrolledFrom = window.scrollY;
+  let block = document.querySelector("[data-harness-inserted]");
+  if (!block) {
+    block = document.createElement("div");
+    block.setAttribute("data-harness-inserted", "");
+    block.textContent = "banner";
+    document.querySelector("main").prepend(block);
+  }
+  block.style.height = `${height}px`;
+  await new Promise((resolve) => queueMicrotask(resolve));
+  return window.scrollY - scrolledFrom;
+}"""
+# Waits until every event the page queued before this call has been handled.
+PAGE_SETTLED = "() => new Promise((resolve) => queueMicrotask(resolve))"
+
+
+def start_publish_handoff(dock: Dock, say: Say) -> None:
+    dock.ask(say("publish"))
+    expect(dock.handoff).to_have_attribute("data-action", PUBLISH)
+
+
+def box_of(page: Page, target: str) -> FloatRect:
+    box = page.locator(f"[data-pling-target='{target}']").bounding_box()
+    assert box is not None, f"{target} has no box"
+    return box
+
+
+def moved(before: FloatRect, after: FloatRect) -> float:
+    return max(abs(before["x"] - after["x"]), abs(before["y"] - after["y"]))
+
+
+def assert_only_highlight(page: Page, dock: Dock, timeline: Timeline, target: str) -> None:
+    """`target` is the one highlighted element, and its overlay covers it."""
+    guarantees.highlight_covers_target(timeline, target=target)
+    expect(dock.highlights).to_have_count(1)
+    expect(page.locator("[data-pling-highlighted]")).to_have_count(1)
+    expect(page.locator("[data-pling-highlighted]")).to_have_attribute("data-pling-target", target)
+
+
+def assert_current_step(page: Page, dock: Dock, timeline: Timeline, index: int) -> None:
+    """Step `index` is the current one and its target the one highlighted."""
+    expect(dock.handoff_current_step).to_have_attribute("data-index", str(index))
+    assert_only_highlight(page, dock, timeline, PUBLISH_STEP_TARGETS[index])
+
+
+# ---- reason and steps ------------------------------------------------------------------
+
+
+@pytest.mark.guarantee("handoff-guidance")
+def test_handoff_shows_localised_reason_and_both_steps_in_order(
+    tutorial_page: Page, dock: Dock, timeline: Timeline, tutorial_server: TutorialServer,
+    say: Say, locale: str,
+) -> None:
+    copy = Words(tutorial_server.root, tutorial_server.tutorial, locale).copy
+
+    start_publish_handoff(dock, say)
+
+    guarantees.handoff_shows_reason_and_steps(timeline, steps=2)
+    # The page's own words, in the panel; the dock may number or label them.
+    expect(dock.handoff_reason).to_contain_text(copy["handoff.publish_reason"])
+    expect(dock.handoff_steps).to_contain_text(
+        [copy["handoff.publish_step_code"], copy["handoff.publish_step_submit"]])
+    for index, target in enumerate(PUBLISH_STEP_TARGETS):
+        expect(dock.handoff_steps.nth(index)).to_have_attribute("data-index", str(index))
+        expect(dock.handoff_steps.nth(index)).to_have_attribute("data-target", target)
+    expect(dock.handoff_current_step).to_have_attribute("data-index", "0")
+
+
+# ---- when a step advances --------------------------------------------------------------
+
+
+@pytest.mark.guarantee("handoff-guidance")
+def test_next_and_back_move_the_highlight_between_the_step_targets(
+    tutorial_page: Page, dock: Dock, timeline: Timeline, say: Say,
+) -> None:
+    start_publish_handoff(dock, say)
+    assert_current_step(tutorial_page, dock, timeline, 0)
+
+    dock.handoff_next()
+    assert_current_step(tutorial_page, dock, timeline, 1)
+
+    dock.handoff_back()
+    assert_current_step(tutorial_page, dock, timeline, 0)
+
+
+@pytest.mark.guarantee("handoff-guidance")
+def test_typing_into_the_code_field_advances_to_the_publish_step(
+    tutorial_page: Page, dock: Dock, timeline: Timeline, workspace: Workspace, say: Say,
+) -> None:
+    start_publish_handoff(dock, say)
+
+    # One character, focus still in the field: the step is done once the field has input.
+    workspace.type_code("2")
+
+    assert_current_step(tutorial_page, dock, timeline, 1)
+
+
+def click_the_field(page: Page, workspace: Workspace) -> None:
+    workspace.code_field.click()
+
+
+def tab_into_the_field(page: Page, workspace: Workspace) -> None:
+    # The Save button comes just before the code field in tab order.
+    page.get_by_test_id("workspace-save").focus()
+    page.keyboard.press("Tab")
+    expect(workspace.code_field).to_be_focused()
+
+
+def press_keys_without_typing(page: Page, workspace: Workspace) -> None:
+    workspace.code_field.click()
+    for key in ("ArrowLeft", "ArrowRight", "Home", "Shift"):
+        page.keyboard.press(key)
+
+
+EMPTY_GESTURES = {
+    "click": click_the_field,
+    "tab": tab_into_the_field,
+    "keys-without-text": press_keys_without_typing,
+}
+
+
+@pytest.mark.guarantee("handoff-guidance")
+@pytest.mark.parametrize("gesture", list(EMPTY_GESTURES))
+def test_focusing_the_code_field_without_typing_leaves_the_step_where_it_is(
+    tutorial_page: Page, dock: Dock, timeline: Timeline, workspace: Workspace, say: Say,
+    gesture: str,
+) -> None:
+    start_publish_handoff(dock, say)
+
+    EMPTY_GESTURES[gesture](tutorial_page, workspace)
+    tutorial_page.evaluate(PAGE_SETTLED)
+
+    expect(workspace.code_field).to_have_value("")
+    assert_current_step(tutorial_page, dock, timeline, 0)
+
+
+# ---- highlights follow their targets ---------------------------------------------------
+
+
+@pytest.mark.guarantee("handoff-guidance")
+def test_highlight_brings_off_screen_targets_into_view(
+    tutorial_page: Page, dock: Dock, timeline: Timeline, workspace: Workspace, say: Say,
+) -> None:
+    tutorial_page.set_viewport_size(SMALL_VIEWPORT)
+    expect(workspace.code_field).not_to_be_in_viewport()  # else this check could not fail
+
+    start_publish_handoff(dock, say)
+    guarantees.highlight_covers_target(timeline, target=CODE_TARGET)
+
+    tutorial_page.evaluate("() => window.scrollTo({ top: 0, behavior: 'instant' })")
+    expect(workspace.publish_button).not_to_be_in_viewport()
+    dock.handoff_next()
+    guarantees.highlight_covers_target(timeline, target=PUBLISH)
+
+
+@pytest.mark.guarantee("handoff-guidance")
+def test_highlight_follows_its_target_when_the_page_scrolls(
+    tutorial_page: Page, dock: Dock, timeline: Timeline, say: Say,
+) -> None:
+    tutorial_page.set_viewport_size(SMALL_VIEWPORT)
+    start_publish_handoff(dock, say)
+    guarantees.highlight_covers_target(timeline, target=CODE_TARGET)
+
+    for step, target in enumerate(PUBLISH_STEP_TARGETS):
+        if step:
+            dock.handoff_next()
+        for delta in (SCROLL_BY_PX, -SCROLL_BY_PX):
+            scrolled = tutorial_page.evaluate(SCROLL_AND_SETTLE, delta)
+            assert abs(scrolled) >= SCROLL_BY_PX / 2, f"the page scrolled only {scrolled}px"
+            guarantees.highlight_covers_target(timeline, target=target)
+
+
+@pytest.mark.guarantee("handoff-guidance")
+def test_highlight_follows_its_target_when_the_window_is_resized(
+    tutorial_page: Page, dock: Dock, timeline: Timeline, say: Say,
+) -> None:
+    tutorial_page.set_viewport_size(WIDE_VIEWPORT)
+    start_publish_handoff(dock, say)
+
+    for step, target in enumerate(PUBLISH_STEP_TARGETS):
+        if step:
+            dock.handoff_next()
+        guarantees.highlight_covers_target(timeline, target=target)
+        for size in (NARROWER_VIEWPORT, WIDE_VIEWPORT):
+            before = box_of(tutorial_page, target)
+            resized = tutorial_page.evaluate_handle(NEXT_RESIZE)
+            tutorial_page.set_viewport_size(size)
+            tutorial_page.evaluate("resize => resize.handled", resized)
+            assert moved(before, box_of(tutorial_page, target)) >= 10, (
+                f"resizing to {size} did not move {target}; this check needs it to")
+            guarantees.highlight_covers_target(timeline, target=target)
+
+
+@pytest.mark.guarantee("handoff-guidance")
+def test_highlight_follows_its_target_when_content_above_it_grows(
+    tutorial_page: Page, dock: Dock, timeline: Timeline, say: Say,
+) -> None:
+    start_publish_handoff(dock, say)
+
+    for step, (target, height) in enumerate(zip(PUBLISH_STEP_TARGETS, (INSERTED_PX, GROWN_PX),
+                                                strict=True)):
+        if step:
+            dock.handoff_next()
+        guarantees.highlight_covers_target(timeline, target=target)
+        before = box_of(tutorial_page, target)
+        scrolled = tutorial_page.evaluate(GROW_CONTENT_ABOVE, height)
+        after = box_of(tutorial_page, target)
+        # The target moved down with the content, and not because the page scrolled.
+        assert after["y"] - before["y"] >= INSERTED_PX / 2, (before, after)
+        assert scrolled == 0, f"the page scrolled {scrolled}px; this check needs it still"
+        guarantees.highlight_covers_target(timeline, target=target)
+
+
+# ---- highlights end with the handoff ---------------------------------------------------
+
+
+def end_by_cancel(page: Page, dock: Dock, workspace: Workspace) -> None:
+    dock.handoff_cancel()
+
+
+def end_by_done_unpublished(page: Page, dock: Dock, workspace: Workspace) -> None:
+    dock.handoff_done()
+
+
+def end_by_timeout(page: Page, dock: Dock, workspace: Workspace) -> None:
+    page.clock.fast_forward(DEFAULT_TIMEOUT_MS)
+    dock.wait_until_handoff_ends()
+
+
+def end_by_publishing(page: Page, dock: Dock, workspace: Workspace) -> None:
+    workspace.publish(PUBLISH_CODE)
+    dock.wait_until_handoff_ends()
+
+
+def end_by_new_conversation(page: Page, dock: Dock, workspace: Workspace) -> None:
+    dock.handoff_next()  # end on the second step's highlight
+    dock.new_conversation()
+    expect(dock.handoff).to_have_count(0)
+
+
+HANDOFF_ENDINGS = {
+    "cancel": end_by_cancel,
+    "done-unpublished": end_by_done_unpublished,
+    "timeout": end_by_timeout,
+    "published": end_by_publishing,
+    "new-conversation": end_by_new_conversation,
+}
+
+
+@pytest.mark.guarantee("handoff-guidance")
+@pytest.mark.parametrize("ending", list(HANDOFF_ENDINGS))
+def test_highlights_are_removed_however_the_handoff_ends(
+    tutorial_page: Page, dock: Dock, timeline: Timeline, workspace: Workspace, say: Say,
+    ending: str,
+) -> None:
+    start_publish_handoff(dock, say)
+    expect(dock.highlights).to_have_count(1)
+
+    HANDOFF_ENDINGS[ending](tutorial_page, dock, workspace)
+
+    expect(dock.handoff).to_have_count(0)
+    guarantees.highlights_removed(timeline)

@@ -1,0 +1,127 @@
+"""The business state behind the publish handoff (SPEC §6): only the exact code publishes, at
+the server and through the page, and Reset brings back every part of the initial workspace."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from harness import guarantees
+from harness.dock import Dock
+from harness.pages import open_page
+from harness.serve import TutorialServer
+from harness.server.state import INITIAL_WORKSPACE, PUBLISH_CODE, WorkspaceSnapshot
+from harness.texts import Words
+from harness.timeline import Timeline
+
+if TYPE_CHECKING:  # the checks' conftest.py; pytest imports it, tests only name its types
+    from conftest import Workspace
+
+Say = Callable[[str], str]
+PUBLISH = "publish_changes"
+RESET = "reset_workspace"
+# The right code's digits in their full-width forms (U+FF10 FULLWIDTH DIGIT ZERO on), as a CJK
+# input method types them.
+FULL_WIDTH_CODE = "".join(chr(ord(digit) - ord("0") + 0xFF10) for digit in PUBLISH_CODE)
+# The right code with something around it or in another form; none of them is the code.
+NEAR_MISS_CODES = {
+    "leading-space": f" {PUBLISH_CODE}",
+    "trailing-space": f"{PUBLISH_CODE} ",
+    "leading-zero": f"0{PUBLISH_CODE}",
+    "extra-digit": f"{PUBLISH_CODE}0",
+    "full-width-digits": FULL_WIDTH_CODE,
+    "trailing-newline": f"{PUBLISH_CODE}\n",
+}
+# A text field cannot hold a newline (the browser strips it); every other one can be typed.
+TYPEABLE_NEAR_MISSES = [name for name in NEAR_MISS_CODES if name != "trailing-newline"]
+# Every part of the workspace away from its initial value.
+CHANGED_EVERYWHERE = WorkspaceSnapshot(name="Globex", archived=True, published=True)
+
+# The page's own request to the publish endpoint, as its script would send it.
+POST_PUBLISH = """async (code) => {
+  const response = await fetch("/api/workspace/publish", {
+    method: "POST", headers: { "Content-Type": "application/json" },
+    body: JSON.stringify({ code }) });
+  return { status: response.status, body: await response.json() };
+}"""
+
+
+@pytest.fixture
+def changed_page(page: Page, timeline: Timeline, tutorial_server: TutorialServer,
+                 locale: str) -> Page:
+    """The r-15 page opened on CHANGED_EVERYWHERE: renamed, archived and published."""
+    tutorial_server.state.replace(CHANGED_EVERYWHERE)
+    open_page(page, tutorial_server.page_url(locale))
+    timeline.mark_ready()
+    return page
+
+
+def start_publish_handoff(dock: Dock, say: Say) -> None:
+    dock.ask(say("publish"))
+    expect(dock.handoff).to_have_attribute("data-action", PUBLISH)
+
+
+# ---- only the exact code publishes -----------------------------------------------------
+
+
+@pytest.mark.guarantee("handoff-wrong-code")
+@pytest.mark.parametrize("near_miss", list(NEAR_MISS_CODES))
+def test_server_refuses_a_code_that_only_resembles_the_right_one(
+    tutorial_page: Page, tutorial_server: TutorialServer, near_miss: str,
+) -> None:
+    answer = tutorial_page.evaluate(POST_PUBLISH, NEAR_MISS_CODES[near_miss])
+
+    assert answer["status"] == 400 and answer["body"].get("code") == "WRONG_CODE", answer
+    shown = tutorial_page.request.get(f"{tutorial_server.url}/api/workspace")
+    assert shown.json()["published"] is False, shown.json()
+    assert not tutorial_server.state.snapshot().published
+
+
+@pytest.mark.guarantee("handoff-wrong-code")
+@pytest.mark.parametrize("near_miss", TYPEABLE_NEAR_MISSES)
+def test_typed_near_miss_code_neither_publishes_nor_completes_the_handoff(
+    tutorial_page: Page, dock: Dock, timeline: Timeline, workspace: Workspace, say: Say,
+    near_miss: str, locale: str,
+) -> None:
+    start_publish_handoff(dock, say)
+    before = timeline.mark()
+
+    workspace.publish(NEAR_MISS_CODES[near_miss])
+
+    expect(workspace.message).to_have_text(
+        Words(workspace.server.root, workspace.server.tutorial, locale).copy["message.wrong_code"])
+    sent = [(r.path, r.status) for r in timeline.server_business_records(before)]
+    assert sent == [("/api/workspace/publish", 400)], sent
+    workspace.expect_unpublished()
+    # Still open and nothing told to the model; Done now cannot pass for success either.
+    expect(dock.handoff).to_be_visible()
+    assert not timeline.server_records(before, kind="model.request")
+    dock.handoff_done()
+    guarantees.model_received(timeline, action=PUBLISH, code="HANDOFF_FAILED", since=before)
+    workspace.expect_unpublished()
+
+
+# ---- reset -----------------------------------------------------------------------------
+
+
+@pytest.mark.guarantee("reset-restores-initial-state")
+def test_reset_restores_name_archived_and_published_at_server_and_page(
+    changed_page: Page, dock: Dock, timeline: Timeline, tutorial_server: TutorialServer,
+    say: Say,
+) -> None:
+    status = changed_page.get_by_test_id("workspace-status")
+    expect(status).to_have_attribute("data-state", "published")  # else reset has nothing to do
+
+    dock.ask(say("reset"))
+    dock.approve()
+
+    guarantees.model_received(timeline, action=RESET, code="OK")
+    served = changed_page.request.get(f"{tutorial_server.url}/api/workspace").json()
+    assert served == INITIAL_WORKSPACE.model_dump(), f"GET /api/workspace after reset: {served}"
+    expect(changed_page.get_by_test_id("workspace-name-display")).to_have_text(
+        INITIAL_WORKSPACE.name)
+    expect(status).to_have_attribute("data-archived", "false")
+    expect(status).to_have_attribute("data-state", "draft")

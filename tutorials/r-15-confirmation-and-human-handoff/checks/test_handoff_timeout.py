@@ -1,0 +1,158 @@
+"""Handoff timeouts (SPEC §4): nothing happens until the deadline, `HANDOFF_TIMEOUT` at it,
+for the default 5 minutes and for any `handoff.timeout`; the timer shows the time left.
+
+Time moves only with Playwright's clock (`page.clock.fast_forward`), which the harness
+pauses once the page is ready. The timer is read as the page contract words it: its text
+contains the time left as `m:ss`, `mm:ss` or `h:mm:ss`, exact at whole seconds."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from harness import guarantees
+from harness.dock import Dock
+from harness.model_handle import ModelHandle
+from harness.texts import Words
+from harness.timeline import Mark, Timeline
+
+if TYPE_CHECKING:  # the checks' conftest.py; pytest imports it, tests only name its types
+    from conftest import Workspace
+
+Say = Callable[[str], str]
+PUBLISH = "publish_changes"
+ONE_SECOND_MS = 1000
+# SPEC §4: the default time a user has to finish a handoff.
+DEFAULT_TIMEOUT_MS = 5 * 60 * 1000
+# `handoff.timeout` values from a few seconds to an hour: under a minute, minutes and seconds,
+# over the default, and long enough that an `m:ss` display needs 60+ minutes or an hour field.
+CUSTOM_TIMEOUTS_MS = {
+    "3s": 3 * ONE_SECOND_MS,
+    "90s": 90 * ONE_SECOND_MS,
+    "10min": 10 * 60 * ONE_SECOND_MS,
+    "1h": 60 * 60 * ONE_SECOND_MS,
+}
+# What the user types to start the testbed handoff (matched by `when_user`).
+TESTBED_REQUEST = {"en": "do the timed step", "zh": "完成限时步骤"}
+TESTBED_PATTERN = r"timed|限时"
+TESTBED_ACTION = "timed_step"
+
+
+def time_left(seconds: int) -> re.Pattern[str]:
+    """Matches a text showing `seconds` left as `m:ss` / `mm:ss` (minutes may pass 59) or
+    `h:mm:ss`, not as part of a longer number."""
+    minutes, secs = divmod(seconds, 60)
+    hours, minutes_in_hour = divmod(minutes, 60)
+    forms = [f"0*{minutes}:{secs:02d}", f"0*{hours}:{minutes_in_hour:02d}:{secs:02d}"]
+    return re.compile(rf"(?<![\d:])(?:{'|'.join(forms)})(?![\d:])")
+
+
+def start_timed_handoff(page: Page, dock: Dock, model: ModelHandle, locale: str,
+                        timeout_ms: int) -> None:
+    """Declare a testbed handoff with `handoff.timeout = timeout_ms` and have the model call it."""
+    page.evaluate("declaration => window.plingTestbed.declare(declaration)", {
+        "id": TESTBED_ACTION, "desc": TESTBED_ACTION, "kind": "danger",
+        "handoff": {"timeout": timeout_ms},
+    })
+    model.when_user(TESTBED_PATTERN, TESTBED_ACTION)
+    dock.ask(TESTBED_REQUEST[locale])
+    expect(dock.handoff).to_have_attribute("data-action", TESTBED_ACTION)
+
+
+def start_publish_handoff(dock: Dock, say: Say) -> None:
+    dock.ask(say("publish"))
+    expect(dock.handoff).to_have_attribute("data-action", PUBLISH)
+
+
+def assert_no_model_request(timeline: Timeline, since: Mark, why: str) -> None:
+    sent = timeline.page_model_requests(since)
+    received = timeline.server_records(since, kind="model.request")
+    assert not sent and not received, (
+        f"{why}, yet the page sent {len(sent)} model request(s) and the server received "
+        f"{len(received)}\n\n{timeline.render()}")
+
+
+# ---- the default: five minutes ---------------------------------------------------------
+
+
+@pytest.mark.guarantee("handoff-timeout")
+def test_timer_starts_at_five_minutes_and_counts_down(
+    tutorial_page: Page, dock: Dock, say: Say,
+) -> None:
+    start_publish_handoff(dock, say)
+    expect(dock.handoff_timer).to_have_text(time_left(DEFAULT_TIMEOUT_MS // ONE_SECOND_MS))
+
+    tutorial_page.clock.fast_forward(ONE_SECOND_MS)
+    expect(dock.handoff_timer).to_have_text(time_left(DEFAULT_TIMEOUT_MS // ONE_SECOND_MS - 1))
+
+
+@pytest.mark.guarantee("handoff-timeout")
+def test_default_timeout_ends_the_handoff_at_five_minutes_not_before(
+    tutorial_page: Page, dock: Dock, timeline: Timeline, model: ModelHandle,
+    workspace: Workspace, say: Say, locale: str,
+) -> None:
+    start_publish_handoff(dock, say)
+    before = timeline.mark()
+
+    tutorial_page.clock.fast_forward(DEFAULT_TIMEOUT_MS - ONE_SECOND_MS)
+    expect(dock.handoff_timer).to_have_text(time_left(1))
+    expect(dock.handoff).to_be_visible()
+    assert_no_model_request(timeline, before, "the handoff has a second left")
+
+    tutorial_page.clock.fast_forward(ONE_SECOND_MS)
+    dock.wait_until_handoff_ends()
+
+    guarantees.model_received(timeline, action=PUBLISH, code="HANDOFF_TIMEOUT", since=before)
+    guarantees.no_silent_retry(timeline, since=before)
+    workspace.expect_unpublished()
+    notice = dock.messages("notice").last
+    expect(notice).to_have_attribute("data-code", "HANDOFF_TIMEOUT")
+    expect(notice).to_contain_text(
+        Words(workspace.server.root, workspace.server.tutorial, locale).desc(PUBLISH))
+    guarantees.no_success_claim(timeline, success_phrases=model.success_phrases(PUBLISH, locale))
+    guarantees.highlights_removed(timeline)
+
+
+# ---- handoff.timeout, whatever its size -----------------------------------------------
+
+
+@pytest.mark.guarantee("handoff-custom-timeout")
+@pytest.mark.parametrize("timeout", list(CUSTOM_TIMEOUTS_MS))
+def test_timer_starts_at_the_actions_own_timeout_and_counts_down(
+    testbed_page: Page, dock: Dock, model: ModelHandle, locale: str, timeout: str,
+) -> None:
+    total_s = CUSTOM_TIMEOUTS_MS[timeout] // ONE_SECOND_MS
+    start_timed_handoff(testbed_page, dock, model, locale, CUSTOM_TIMEOUTS_MS[timeout])
+    expect(dock.handoff_timer).to_have_text(time_left(total_s))
+
+    testbed_page.clock.fast_forward(ONE_SECOND_MS)
+    expect(dock.handoff_timer).to_have_text(time_left(total_s - 1))
+
+    testbed_page.clock.fast_forward((total_s - 2) * ONE_SECOND_MS)
+    expect(dock.handoff_timer).to_have_text(time_left(1))
+
+
+@pytest.mark.guarantee("handoff-custom-timeout")
+@pytest.mark.parametrize("timeout", list(CUSTOM_TIMEOUTS_MS))
+def test_custom_timeout_ends_the_handoff_at_its_boundary_not_before(
+    testbed_page: Page, dock: Dock, timeline: Timeline, model: ModelHandle, locale: str,
+    timeout: str,
+) -> None:
+    timeout_ms = CUSTOM_TIMEOUTS_MS[timeout]
+    start_timed_handoff(testbed_page, dock, model, locale, timeout_ms)
+    before = timeline.mark()
+
+    testbed_page.clock.fast_forward(timeout_ms - ONE_SECOND_MS)
+    expect(dock.handoff).to_be_visible()
+    assert_no_model_request(timeline, before, f"the {timeout} handoff has a second left")
+
+    testbed_page.clock.fast_forward(ONE_SECOND_MS)
+    dock.wait_until_handoff_ends()
+
+    guarantees.model_received(timeline, action=TESTBED_ACTION, code="HANDOFF_TIMEOUT",
+                              since=before)
+    guarantees.no_silent_retry(timeline, since=before)
