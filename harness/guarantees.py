@@ -388,7 +388,8 @@ def handoff_shows_reason_and_steps(timeline: Timeline, *, steps: int) -> None:
 
 
 def highlight_covers_target(timeline: Timeline, *, target: str, tolerance: float = 1.0) -> None:
-    """The highlight for `target` covers the target's box (±`tolerance` px), target in view."""
+    """The highlight for `target` covers the target's box (±`tolerance` px), target in view and
+    marked `data-pling-highlighted` (present, any value: the page contract asks no more)."""
     name = "highlight-covers-target"
     page = _page(timeline)
     overlay = Dock(page).highlight(target)
@@ -396,7 +397,8 @@ def highlight_covers_target(timeline: Timeline, *, target: str, tolerance: float
     try:
         expect(overlay).to_be_visible(timeout=UI_TIMEOUT_MS)
         expect(element).to_be_in_viewport(timeout=UI_TIMEOUT_MS)
-        expect(element).to_have_attribute("data-pling-highlighted", _NOT_BLANK)
+        expect(element.and_(page.locator("[data-pling-highlighted]"))).to_have_count(
+            1, timeout=UI_TIMEOUT_MS)
     except AssertionError as error:
         raise _fail(name, str(error).splitlines()[0], timeline) from None
     covering, covered = overlay.bounding_box(), element.bounding_box()
