@@ -1,9 +1,13 @@
 """Gaps that machine-made mutants found (docs/generated-mutants.md) and no other check covers.
 
-An approval is "allowed to try", given for the page as it was when the card appeared. If the
-action stopped being available while the card was open (its control disabled or removed, the
-action switched off or unregistered, its scope left), Allow must not run it: the model is
-told the code step 3 or 4 of SPEC §3 would give now, and no business request is made.
+- An approval is "allowed to try", given for the page as it was when the card appeared. If
+  the action stopped being available while the card was open (its control disabled or
+  removed, the action switched off or unregistered, its scope left), Allow must not run it:
+  the model is told the code step 3 or 4 of SPEC §3 would give now, and no business request
+  is made.
+- An `INVALID_PARAMS` result names the argument that broke the schema, by its dotted path
+  (docs/page-contract.md, "Argument schemas"), so the model can correct its call; the
+  notice the user reads carries the same message.
 """
 
 from __future__ import annotations
@@ -15,7 +19,7 @@ from playwright.sync_api import Page, expect
 
 from harness import guarantees
 from harness.dock import Dock
-from harness.model_handle import ModelHandle
+from harness.model_handle import ModelHandle, calling, tool_call
 from harness.serve import TutorialServer
 from harness.timeline import Timeline
 
@@ -69,3 +73,58 @@ def test_action_made_unavailable_while_its_card_is_open_runs_nothing_after_allow
                                    guarantee="availability-rechecked-after-approval")
     assert tutorial_server.testbed.calls() == []
     expect(dock.messages("notice").last).to_have_attribute("data-code", code)
+
+
+# ---- INVALID_PARAMS names the argument -----------------------------------------------------
+
+SCHEMA_ACTION = "tune_widget"
+SCHEMA_DESC = {"en": "Tune the widget", "zh": "调整组件"}
+SCHEMA_PARAMS: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "label": {"type": "string", "minLength": 2, "maxLength": 5},
+        "count": {"type": "integer"},
+        "color": {"type": "string", "enum": ["red", "green"]},
+        "nested": {"type": "object", "properties": {"inner": {"type": "string"}},
+                   "required": ["inner"]},
+    },
+    "required": ["label"],
+}
+DECLARE_SCHEMA_ACTION = """([id, desc, params]) =>
+  window.plingTestbed.declare({id, desc, kind: "write", confirm: true, params})"""
+# Raw arguments breaking one keyword, and the path the message must name.
+BAD_ARGUMENTS = [
+    pytest.param('{"label": 42}', "label", id="type"),
+    pytest.param('{"label": "ab", "count": "3"}', "count", id="type-of-another-property"),
+    pytest.param('{"label": "ab", "nested": {}}', "nested.inner", id="required-nested"),
+    pytest.param('{"label": "ab", "extra": 1}', "extra", id="unexpected"),
+    pytest.param('{"label": "ab", "nested": {"inner": "x", "stray": 1}}', "nested.stray",
+                 id="unexpected-nested"),
+    pytest.param('{"label": "a"}', "label", id="min-length"),
+    pytest.param('{"label": "abcdef"}', "label", id="max-length"),
+    pytest.param('{"label": "ab", "color": "blue"}', "color", id="enum"),
+]
+
+
+@pytest.mark.guarantee("invalid-params-names-the-argument")
+@pytest.mark.parametrize(("arguments", "path"), BAD_ARGUMENTS)
+def test_invalid_params_names_the_argument_that_broke_the_schema(
+    testbed_page: Page, dock: Dock, timeline: Timeline, model: ModelHandle, locale: str,
+    arguments: str, path: str,
+) -> None:
+    testbed_page.evaluate(DECLARE_SCHEMA_ACTION,
+                          [SCHEMA_ACTION, SCHEMA_DESC[locale], SCHEMA_PARAMS])
+    model.script(calling(tool_call("call_bad", SCHEMA_ACTION, arguments)))
+    start = timeline.mark()
+
+    dock.ask(GO_AHEAD[locale])
+
+    guarantees.rejected_without_prompt(timeline, action=SCHEMA_ACTION, code="INVALID_PARAMS",
+                                       since=start)
+    [result] = [r for r in model.tool_results() if r.action == SCHEMA_ACTION]
+    assert result.envelope is not None
+    message = str(result.envelope.get("message", ""))
+    assert path in message, f"the model was told {message!r}, which does not name {path!r}"
+    notice = dock.messages("notice").last
+    expect(notice).to_have_attribute("data-code", "INVALID_PARAMS")
+    expect(notice).to_contain_text(path)
