@@ -245,8 +245,17 @@ def test_group_check_files_keep_the_plan_order_each_once(tmp_path: Path) -> None
     group = Group(name="g", mutate=(MutateSpec(file="fixtures/pling/a.js"),),
                   checks=("test_c.py", "test_*.py"))
 
-    assert [path.name for path in group.check_files(tmp_path)] == [
+    assert [Path(path).name for path in group.check_files(tmp_path)] == [
         "test_c.py", "test_a.py", "test_b.py"]
+
+
+def test_group_check_can_select_one_test_function_of_a_file(tmp_path: Path) -> None:
+    (tmp_path / "test_a.py").write_text("", encoding="utf-8")
+    group = Group(name="g", mutate=(MutateSpec(file="fixtures/pling/a.js"),),
+                  checks=("test_a.py::test_one", "test_a.py"))
+
+    assert group.check_files(tmp_path) == (
+        f"{tmp_path / 'test_a.py'}::test_one", str(tmp_path / "test_a.py"))
 
 
 def test_plan_equivalence_matches_by_line_text_not_line_number() -> None:
@@ -266,7 +275,7 @@ def test_plan_equivalence_matches_by_line_text_not_line_number() -> None:
 
 def test_check_command_serves_the_sandbox_loads_the_mutant_plugin_and_stops_at_a_failure(
 ) -> None:
-    command = shlex.split(check_command(check_files=[Path("/p/checks/test_a.py")],
+    command = shlex.split(check_command(check_files=["/p/checks/test_a.py"],
                                         root=Path("/p"), locale="en", python="/venv/python"))
 
     assert command[:4] == ["/venv/python", "-m", "pytest", "/p/checks/test_a.py"]

@@ -107,7 +107,8 @@ class Group(BaseModel):
     name: str = Field(pattern=r"^[a-z0-9][a-z0-9-]*$")
     mutate: tuple[MutateSpec, ...] = Field(min_length=1)
     checks: tuple[str, ...] = Field(min_length=1)
-    """Glob patterns of check files (relative to the checks folder); each must match."""
+    """Glob patterns of check files (relative to the checks folder), each matching at least
+    one; `file.py::test_name` selects one test function of one file."""
 
     @field_validator("checks")
     @classmethod
@@ -118,15 +119,18 @@ class Group(BaseModel):
                                  f"Current input: {pattern!r}")
         return value
 
-    def check_files(self, checks_dir: Path) -> tuple[Path, ...]:
-        """The group's check files in running order, each once; a pattern matching none is stale."""
-        found: list[Path] = []
+    def check_files(self, checks_dir: Path) -> tuple[str, ...]:
+        """The group's checks as pytest arguments, in running order, each once; a pattern
+        matching no file is stale."""
+        found: list[str] = []
         for pattern in self.checks:
-            matches = sorted(checks_dir.glob(pattern))
+            files, _, test = pattern.partition("::")
+            matches = sorted(checks_dir.glob(files))
             if not matches:
                 raise PlanError(f"group {self.name!r}: check pattern {pattern!r} matches no file "
                                 f"in {checks_dir}")
-            found += [path for path in matches if path not in found]
+            arguments = [f"{path}::{test}" if test else str(path) for path in matches]
+            found += [argument for argument in arguments if argument not in found]
         return tuple(found)
 
     @property

@@ -126,7 +126,7 @@ def checks_dir(root: Path, tutorial_id: str) -> Path:
     return root / TUTORIALS_DIR_NAME / tutorial_id / "checks"
 
 
-def check_command(*, check_files: Sequence[Path], root: Path, locale: str,
+def check_command(*, check_files: Sequence[str], root: Path, locale: str,
                   python: str = sys.executable) -> str:
     """The shell command Stryker runs per mutant, from inside its sandbox (the cwd).
 
@@ -134,7 +134,7 @@ def check_command(*, check_files: Sequence[Path], root: Path, locale: str,
     `-x` stops at the first failing check, `-rf` names it in the output Stryker keeps.
     """
     arguments = [
-        python, "-m", "pytest", *(str(path) for path in check_files),
+        python, "-m", "pytest", *check_files,
         "--rootdir", str(root),
         "--pling-root", ".",
         "--pling-locale", locale,
