@@ -204,16 +204,33 @@ def test_plan_of_r15_is_valid_and_every_group_resolves_today() -> None:
         assert [spec.stryker_pattern(PROJECT_ROOT) for spec in group.mutate]
 
 
-def test_mutate_range_resolves_anchor_lines_to_a_stryker_line_range(tmp_path: Path) -> None:
+def test_mutate_range_is_exact_to_the_character_with_babels_end_column(tmp_path: Path) -> None:
     runtime = tmp_path / "fixtures" / "pling"
     runtime.mkdir(parents=True)
-    (runtime / "dock.js").write_text("a\nstart here\nb\nend here\nend here too\n", encoding="utf-8")
-    spec = MutateSpec(file="fixtures/pling/dock.js", start="start here", end="end here")
+    (runtime / "dock.js").write_text('a\nh({class: "x", "data-decision": "deny"});\nb\n',
+                                     encoding="utf-8")
+    spec = MutateSpec(file="fixtures/pling/dock.js", start='"data-decision"', end='"deny"')
 
-    with pytest.raises(PlanError, match="'end here' is on 2 lines after line 2"):
+    assert spec.stryker_pattern(tmp_path) == "fixtures/pling/dock.js:2:15-2:38"
+
+
+def test_mutate_range_spans_lines_from_start_text_through_end_text(tmp_path: Path) -> None:
+    runtime = tmp_path / "fixtures" / "pling"
+    runtime.mkdir(parents=True)
+    (runtime / "dock.js").write_text("a\n  start();\n  b();\n  end();\n", encoding="utf-8")
+    spec = MutateSpec(file="fixtures/pling/dock.js", start="start();", end="end();")
+
+    assert spec.stryker_pattern(tmp_path) == "fixtures/pling/dock.js:2:2-4:8"
+
+
+def test_mutate_range_end_text_twice_after_start_is_ambiguous(tmp_path: Path) -> None:
+    runtime = tmp_path / "fixtures" / "pling"
+    runtime.mkdir(parents=True)
+    (runtime / "dock.js").write_text("a\nstart\nend\nend\n", encoding="utf-8")
+    spec = MutateSpec(file="fixtures/pling/dock.js", start="start", end="end")
+
+    with pytest.raises(PlanError, match="'end' occurs 2 times after line 2"):
         spec.stryker_pattern(tmp_path)
-    exact = MutateSpec(file="fixtures/pling/dock.js", start="start here", end="b")
-    assert exact.stryker_pattern(tmp_path) == "fixtures/pling/dock.js:2-3"
 
 
 def test_mutate_range_anchor_gone_says_the_plan_is_stale(tmp_path: Path) -> None:

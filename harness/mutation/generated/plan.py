@@ -34,15 +34,20 @@ class PlanError(ValueError):
 
 
 class MutateSpec(BaseModel):
-    """A runtime file to mutate, whole or from the line holding `start` to the one holding `end`."""
+    """A runtime file to mutate: whole, or the code from the text `start` through the text `end`.
+
+    The range is exact to the character (Stryker's `file:line:column-line:column`), so it can
+    take the decision attributes of a button and leave its CSS classes out. Stryker mutates
+    only code that lies wholly inside it.
+    """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     file: str
     start: str | None = Field(default=None, min_length=1)
-    """Text found on exactly one line of the file: the first line mutated."""
+    """Text found exactly once in the file: the range begins with its first character."""
     end: str | None = Field(default=None, min_length=1)
-    """Text found on exactly one line at or after `start`: the last line mutated."""
+    """Text found exactly once from `start` on: the range ends with its last character."""
 
     @field_validator("file")
     @classmethod
@@ -60,15 +65,20 @@ class MutateSpec(BaseModel):
         return self
 
     def stryker_pattern(self, root: Path) -> str:
-        """Stryker's `mutate` entry: the path, or `path:first-last` (1-based, inclusive)."""
+        """Stryker's `mutate` entry: the path, or `path:line:column-line:column` (lines
+        1-based, columns 0-based; the end is the column after `end`'s last character)."""
         if self.start is None or self.end is None:
             if not (root / self.file).is_file():
                 raise PlanError(f"mutate: {self.file} does not exist")
             return self.file
-        lines = read_lines(root, self.file)
-        first = _line_of(lines, self.start, self.file, after=0)
-        last = _line_of(lines, self.end, self.file, after=first)
-        return f"{self.file}:{first}-{last}"
+        text = (root / self.file).read_text(encoding="utf-8")
+        begin = _offset_of(text, self.start, self.file, after=0)
+        # Stryker compares the range with Babel's node locations, whose end column is the one
+        # after the last character: so is ours.
+        finish = _offset_of(text, self.end, self.file, after=begin) + len(self.end)
+        (first_line, first_column), (last_line, last_column) = (
+            _position(text, begin), _position(text, finish))
+        return f"{self.file}:{first_line}:{first_column}-{last_line}:{last_column}"
 
 
 class Equivalent(BaseModel):
@@ -197,13 +207,18 @@ def read_lines(root: Path, file: str) -> list[str]:
     return (root / file).read_text(encoding="utf-8").splitlines()
 
 
-def _line_of(lines: list[str], text: str, file: str, *, after: int) -> int:
-    """1-based number of the one line after line `after` that contains `text`."""
-    found = [number for number, line in enumerate(lines, start=1)
-             if number > after and text in line]
-    if len(found) != 1:
-        what = "is no longer found" if not found else f"is on {len(found)} lines"
-        raise PlanError(f"mutate range of {file}: {text!r} {what}"
-                        f"{f' after line {after}' if after else ''}; update the plan to match "
-                        "the current source")
-    return found[0]
+def _offset_of(text: str, anchor: str, file: str, *, after: int) -> int:
+    """Where the one occurrence of `anchor` at or after offset `after` begins."""
+    count = text.count(anchor, after)
+    if count != 1:
+        what = "is no longer found" if count == 0 else f"occurs {count} times"
+        where = f" after line {_position(text, after)[0]}" if after else ""
+        raise PlanError(f"mutate range of {file}: {anchor!r} {what}{where}; update the plan "
+                        "to match the current source")
+    return text.index(anchor, after)
+
+
+def _position(text: str, offset: int) -> tuple[int, int]:
+    """(1-based line, 0-based column) of a character offset."""
+    line_start = text.rfind("\n", 0, offset) + 1
+    return text.count("\n", 0, offset) + 1, offset - line_start
