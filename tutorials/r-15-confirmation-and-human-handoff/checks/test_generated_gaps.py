@@ -8,6 +8,10 @@
 - An `INVALID_PARAMS` result names the argument that broke the schema, by its dotted path
   (docs/page-contract.md, "Argument schemas"), so the model can correct its call; the
   notice the user reads carries the same message.
+- A declaration the runtime cannot honour as written (a kind or confirm value it does not
+  know, an empty description, a schema keyword it does not enforce, a handoff it could not
+  run) is refused when the page registers it, so it never becomes an action the model can
+  call: a typo such as `kind: "Danger"` must not turn into an action that runs unasked.
 """
 
 from __future__ import annotations
@@ -128,3 +132,71 @@ def test_invalid_params_names_the_argument_that_broke_the_schema(
     notice = dock.messages("notice").last
     expect(notice).to_have_attribute("data-code", "INVALID_PARAMS")
     expect(notice).to_contain_text(path)
+
+
+# ---- a declaration the runtime cannot honour never becomes an action -----------------------
+
+BAD_ID = "bad_decl"
+STRING_NOTE = {"type": "object", "properties": {"note": {"type": "string"}},
+               "additionalProperties": False}
+# (fields replacing a valid `write` declaration's, or a `params` schema), one per way to be wrong.
+BAD_DECLARATIONS = [
+    pytest.param({"kind": "Danger"}, id="kind-in-other-case"),
+    pytest.param({"kind": None, "confirm": True}, id="kind-missing"),
+    pytest.param({"confirm": "yes"}, id="confirm-unknown-word"),
+    pytest.param({"confirm": "Always"}, id="confirm-always-in-other-case"),
+    pytest.param({"desc": ""}, id="desc-empty"),
+    pytest.param({"desc": "   "}, id="desc-blank"),
+    pytest.param({"id": "bad decl"}, id="id-with-space"),
+    pytest.param({"id": "b" * 65}, id="id-too-long"),
+    pytest.param({"scope": ""}, id="scope-empty"),
+    pytest.param({"params": {"type": "object", "properties": {
+        "note": {"type": "string", "pattern": "^a"}}}}, id="params-unenforced-keyword"),
+    pytest.param({"params": {"type": "array"}}, id="params-not-an-object-schema"),
+    pytest.param({"params": {"type": "object", "properties": {"note": {"type": "text"}}}},
+                 id="params-unknown-type"),
+    pytest.param({"params": {"type": "object", "properties": {"note": {}}}},
+                 id="params-property-without-type"),
+    pytest.param({"params": {**STRING_NOTE, "additionalProperties": True}},
+                 id="params-additional-properties-allowed"),
+    pytest.param({"params": {"type": "object", "properties": {
+        "note": {"type": "string", "maxLength": -1}}}}, id="params-negative-limit"),
+    pytest.param({"params": {"type": "object", "properties": {
+        "note": {"type": "string", "minLength": 1.5}}}}, id="params-fractional-limit"),
+    pytest.param({"params": {"type": "object", "properties": {
+        "note": {"type": "string", "enum": []}}}}, id="params-empty-enum"),
+    pytest.param({"params": {**STRING_NOTE, "required": ["other"]}},
+                 id="params-requires-an-unknown-property"),
+    pytest.param({"params": {"type": "object", "properties": [1]}},
+                 id="params-properties-not-an-object"),
+    pytest.param({"handoff": {"timeout": 0}}, id="handoff-timeout-zero"),
+    pytest.param({"handoff": {"timeout": -5}}, id="handoff-timeout-negative"),
+    pytest.param({"handoff": {"timeout": "60s"}}, id="handoff-timeout-text"),
+    pytest.param({"handoff": {"reason": "  "}}, id="handoff-reason-blank"),
+    pytest.param({"handoff": {"steps": ["Type it.", " "]}}, id="handoff-step-text-blank"),
+]
+DECLARE_OR_REFUSE = """decl => {
+  try { window.plingTestbed.declare(decl); return null; } catch (error) { return String(error); }
+}"""
+
+
+@pytest.mark.guarantee("bad-declaration-refused")
+@pytest.mark.parametrize("fields", BAD_DECLARATIONS)
+def test_declaration_the_runtime_cannot_honour_never_becomes_a_callable_action(
+    testbed_page: Page, dock: Dock, timeline: Timeline, tutorial_server: TutorialServer,
+    model: ModelHandle, locale: str, fields: dict[str, Any],
+) -> None:
+    declaration = {"id": BAD_ID, "desc": "Bad declaration", "kind": "write",
+                   "params": STRING_NOTE, **fields}
+    refusal = testbed_page.evaluate(DECLARE_OR_REFUSE, declaration)
+    action = str(declaration["id"])
+    model.when_user(GO_AHEAD_PATTERN, action, {"note": "x"})
+    start = timeline.mark()
+
+    dock.ask(GO_AHEAD[locale])
+
+    assert action not in model.projected_tools(), "the model was offered the refused action"
+    guarantees.rejected_without_prompt(timeline, action=action, code="UNKNOWN_ACTION",
+                                       since=start)
+    assert tutorial_server.testbed.calls() == []
+    assert refusal is not None, "tool() registered a declaration it cannot honour"
