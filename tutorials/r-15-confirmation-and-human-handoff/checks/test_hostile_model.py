@@ -98,6 +98,8 @@ def assert_refused(
 # Calls whose arguments the page's schema must refuse (every keyword: test_schema_keywords.py).
 BAD_ARGUMENTS = {
     "not-json": (SAVE, '{"name": "Acme"'),
+    # Prose for an action without arguments: read as `{}` it would pass, and ask.
+    "not-json-for-no-arguments": (ARCHIVE, "archive it now"),
     "not-an-object": (SAVE, '["Acme"]'),
     "wrong-type": (SAVE, '{"name": 42}'),
     "missing": (SAVE, "{}"),
