@@ -8,9 +8,11 @@ from pathlib import Path
 import pytest
 
 from harness.mutation.catalogue import (
+    Catalogue,
     CatalogueError,
     Mutant,
     StaleMutant,
+    covering,
     load_catalogue,
     materialise,
 )
@@ -148,3 +150,13 @@ def test_load_catalogue_empty_folder_is_rejected(tmp_path: Path) -> None:
     (tmp_path / "t").mkdir()
     with pytest.raises(CatalogueError, match=r"no \*\.json catalogue files"):
         load_catalogue(tmp_path / "t")
+
+
+def test_covering_picks_one_mutant_per_guarantee_preferring_a_lone_expectation() -> None:
+    catalogue = Catalogue(tutorial="t", mutants=(
+        mutant(name="both", expected=["a", "b"]),
+        mutant(name="only-b", expected=["b"]),
+        mutant(name="b-again", expected=["b"]),
+        mutant(name="only-c", expected=["c"]),
+    ))
+    assert [m.name for m in covering(catalogue).mutants] == ["both", "only-b", "only-c"]

@@ -6,7 +6,13 @@ import os
 
 import pytest
 
-from harness.mutation.catalogue import StaleMutant, catalogue_path, check_fresh, load_catalogue
+from harness.mutation.catalogue import (
+    StaleMutant,
+    catalogue_path,
+    check_fresh,
+    covering,
+    load_catalogue,
+)
 from harness.mutation.render import render_run
 from harness.mutation.runner import SuiteInvocation, collect_guarantees, run_catalogue
 from harness.paths import PROJECT_ROOT
@@ -34,10 +40,11 @@ def test_catalogue_names_only_guarantees_the_checks_declare() -> None:
 
 
 @pytest.mark.mutation
-def test_mutation_suite_every_mutant_killed_by_its_check() -> None:
-    # Focused: each mutant meets only the checks meant to catch it, which fits CI's time;
-    # `pling-tutorial mutate r-15` runs the whole suite per mutant.
-    catalogue = load_catalogue(catalogue_path(TUTORIAL_ID))
+def test_mutation_suite_every_guarantee_killed_by_a_mutant() -> None:
+    # CI's share: one mutant per guarantee, each meeting only the checks meant to catch it, so
+    # every guarantee is shown to fail within CI's time. `pling-tutorial mutate r-15 --focused`
+    # runs the whole catalogue (its figure is in the README).
+    catalogue = covering(load_catalogue(catalogue_path(TUTORIAL_ID)))
     invocation = SuiteInvocation(tutorial_id=TUTORIAL_ID, focused=True)
     also_run = sorted({path for mutant in catalogue.mutants for path in mutant.also_run})
     declared = collect_guarantees(invocation, also_run=also_run)
