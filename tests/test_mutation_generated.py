@@ -50,7 +50,7 @@ PYTEST_FAILURE = """F
 ___________ test_testbed_row[en-chromium] ___________
 AssertionError: expected a card
 =========================== short test summary info ============================
-FAILED tutorials/r-15/checks/test_policy_rows.py::test_testbed_row[en-chromium] - AssertionError
+FAILED ../../../tutorials/r-15/checks/test_policy_rows.py::test_testbed_row[en-chromium] - AssertionError
 !!!!!!!!!!!!!!!!!!!!!!!!!! stopping after 1 failures !!!!!!!!!!!!!!!!!!!!!!!!!!!
 1 failed in 9.81s
 """
@@ -331,7 +331,7 @@ def test_compact_incremental_keeps_what_reuse_needs_and_the_killing_check(tmp_pa
     assert "projectRoot" not in report
     killed, *_ = report["files"]["fixtures/pling/policy.js"]["mutants"]
     assert killed["statusReason"] == (
-        "FAILED tutorials/r-15/checks/test_policy_rows.py::test_testbed_row[en-chromium]"
+        "FAILED ../../../tutorials/r-15/checks/test_policy_rows.py::test_testbed_row[en-chromium]"
         " - AssertionError")
     assert "duration" not in killed and "description" not in killed
     assert report["files"]["fixtures/pling/policy.js"]["source"] == SOURCE

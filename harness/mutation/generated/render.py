@@ -43,6 +43,15 @@ FIGURE_HEADERS = ("killed", "timeout", "survived", "equivalent", "ignored", "err
                   "detected/non-equivalent", "score")
 
 
+def _coverage(outcomes: Sequence[GroupOutcome]) -> str:
+    """'' when every group has a report, else which part of the plan the figure covers."""
+    missing = [outcome.name for outcome in outcomes if outcome.report is None]
+    if not missing:
+        return ""
+    return (f" (only {len(outcomes) - len(missing)} of {len(outcomes)} groups measured; "
+            f"not yet: {', '.join(missing)})")
+
+
 def _classification(survivor: Survivor) -> str:
     if survivor.equivalent_reason is not None:
         return f"equivalent: {survivor.equivalent_reason}"
@@ -52,7 +61,8 @@ def _classification(survivor: Survivor) -> str:
 def render_text(judgement: Judgement, *, plan: Plan, outcomes: Sequence[GroupOutcome]) -> str:
     """The console summary: groups, per-file figures, the score against the goal, survivors."""
     lines = ["Groups:"]
-    lines += [f"  {outcome.name:<10} {_seconds(outcome)}" for outcome in outcomes]
+    width = max((len(outcome.name) for outcome in outcomes), default=0)
+    lines += [f"  {outcome.name:<{width}}  {_seconds(outcome)}" for outcome in outcomes]
     rows: list[tuple[str, ...]] = [("file", *FIGURE_HEADERS)]
     rows += [(name, *_figures(tally)) for name, tally in sorted(judgement.per_file.items())]
     rows.append(("all", *_figures(judgement.total)))
@@ -64,7 +74,7 @@ def render_text(judgement: Judgement, *, plan: Plan, outcomes: Sequence[GroupOut
     lines.append("")
     lines.append(f"Score: {percent(judgement.total.score)} of the non-equivalent mutants "
                  f"detected (timeouts count as detected); {verdict} the goal of "
-                 f"{percent(plan.goal)}.")
+                 f"{percent(plan.goal)}{_coverage(outcomes)}.")
     if judgement.survivors:
         lines.append("")
         lines.append(f"Survivors ({len(judgement.open_survivors)} open):")
@@ -96,7 +106,8 @@ def render_markdown(judgement: Judgement, *, plan: Plan, outcomes: Sequence[Grou
         f"Measured {when:%Y-%m-%d} with `{command}` "
         f"(StrykerJS, checks in {plan.locale}): **{judgement.total.detected} of "
         f"{judgement.total.non_equivalent} non-equivalent mutants detected "
-        f"({percent(judgement.total.score)})**, goal {percent(plan.goal)}.",
+        f"({percent(judgement.total.score)})**, goal {percent(plan.goal)}"
+        f"{_coverage(outcomes)}.",
         "",
         "| group | Stryker time |",
         "|---|---|",

@@ -91,7 +91,13 @@ class MutantRecord:
     def killed_by(self) -> str | None:
         """The check whose failure killed it, as pytest named it (None if not known)."""
         match = _FAILED_LINE.search(self.status_reason)
-        return match.group(1) if match else None
+        if match is None:
+            return None
+        # pytest names it relative to the sandbox it ran in; the project path is what matters.
+        nodeid = match.group(1)
+        while nodeid.startswith("../"):
+            nodeid = nodeid[3:]
+        return nodeid
 
 
 def read_report(path: Path) -> list[MutantRecord]:
