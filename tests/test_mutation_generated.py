@@ -34,6 +34,7 @@ from harness.mutation.generated.stryker import (
     GroupPaths,
     check_command,
     compact_incremental,
+    fingerprint,
     prepare_incremental,
     stryker_config,
 )
@@ -50,7 +51,7 @@ PYTEST_FAILURE = """F
 ___________ test_testbed_row[en-chromium] ___________
 AssertionError: expected a card
 =========================== short test summary info ============================
-FAILED ../../../tutorials/r-15/checks/test_policy_rows.py::test_testbed_row[en-chromium] - AssertionError
+FAILED ../../../tutorials/r-15/checks/test_rows.py::test_testbed_row[en-chromium] - AssertionError
 !!!!!!!!!!!!!!!!!!!!!!!!!! stopping after 1 failures !!!!!!!!!!!!!!!!!!!!!!!!!!!
 1 failed in 9.81s
 """
@@ -119,7 +120,7 @@ def test_read_report_names_the_check_that_killed_a_mutant(report_file: Path) -> 
     records = by_id(read_report(report_file))
 
     assert records["1"].killed_by == (
-        "tutorials/r-15/checks/test_policy_rows.py::test_testbed_row[en-chromium]")
+        "tutorials/r-15/checks/test_rows.py::test_testbed_row[en-chromium]")
     assert records["2"].killed_by is None
 
 
@@ -331,7 +332,7 @@ def test_compact_incremental_keeps_what_reuse_needs_and_the_killing_check(tmp_pa
     assert "projectRoot" not in report
     killed, *_ = report["files"]["fixtures/pling/policy.js"]["mutants"]
     assert killed["statusReason"] == (
-        "FAILED ../../../tutorials/r-15/checks/test_policy_rows.py::test_testbed_row[en-chromium]"
+        "FAILED ../../../tutorials/r-15/checks/test_rows.py::test_testbed_row[en-chromium]"
         " - AssertionError")
     assert "duration" not in killed and "description" not in killed
     assert report["files"]["fixtures/pling/policy.js"]["source"] == SOURCE
@@ -380,3 +381,23 @@ def test_stryker_config_hands_the_groups_ignored_lines_to_the_ignorer() -> None:
     ignored = config["pling"]["ignore"]
     assert ignored and {entry["file"] for entry in ignored} == {"fixtures/pling/executor.js"}
     assert all(set(entry) == {"file", "line", "reason"} for entry in ignored)
+
+
+def test_fingerprint_changes_with_a_check_file_or_the_checks_run_not_with_the_mutated_file(
+    tmp_path: Path,
+) -> None:
+    checks = tmp_path / "tutorials" / "t" / "checks"
+    checks.mkdir(parents=True)
+    runtime = tmp_path / "fixtures" / "pling"
+    runtime.mkdir(parents=True)
+    (tmp_path / "harness").mkdir()
+    (checks / "test_a.py").write_text("one", encoding="utf-8")
+    (runtime / "policy.js").write_text("a", encoding="utf-8")
+    mutated = ["fixtures/pling/policy.js"]
+    before = fingerprint(tmp_path, "t", mutated, ["en", "test_a.py"])
+
+    (runtime / "policy.js").write_text("b", encoding="utf-8")
+    assert fingerprint(tmp_path, "t", mutated, ["en", "test_a.py"]) == before
+    assert fingerprint(tmp_path, "t", mutated, ["en", "test_*.py"]) != before
+    (checks / "test_a.py").write_text("two", encoding="utf-8")
+    assert fingerprint(tmp_path, "t", mutated, ["en", "test_a.py"]) != before

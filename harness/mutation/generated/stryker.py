@@ -179,10 +179,13 @@ def stryker_config(*, plan: Plan, group: Group, paths: GroupPaths, concurrency: 
     }
 
 
-def fingerprint(root: Path, tutorial_id: str, mutated: Iterable[str]) -> str:
-    """A hash of everything a group's results depend on besides its own mutated files."""
+def fingerprint(root: Path, tutorial_id: str, mutated: Iterable[str],
+                checks: Iterable[str] = ()) -> str:
+    """A hash of everything a group's results depend on besides its own mutated files: the
+    files below, and which checks the group runs (`checks`: the plan's patterns, locale)."""
     skip = set(mutated)
     digest = hashlib.sha256()
+    digest.update("\0".join(checks).encode() + b"\0")
     for path in sorted(_fingerprinted_files(root, tutorial_id)):
         relative = path.relative_to(root).as_posix()
         if relative in skip:
@@ -283,7 +286,7 @@ def run_group(*, stryker: Path, plan: Plan, group: Group, root: Path, concurrenc
     paths.incremental.parent.mkdir(parents=True, exist_ok=True)
     config = stryker_config(plan=plan, group=group, paths=paths, concurrency=concurrency)
     paths.config.write_text(json.dumps(config, indent=2) + "\n", encoding="utf-8")
-    current = fingerprint(root, plan.tutorial, group.files)
+    current = fingerprint(root, plan.tutorial, group.files, (plan.locale, *group.checks))
     dropped = prepare_incremental(paths.incremental, current)
     if dropped:
         print(f"[{group.name}] checks or pages changed since the last run: "
