@@ -13,8 +13,11 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Page, expect
 
+from harness.gallery import GALLERY_FILE_NAME, load_page_states
 from harness.html_report import GALLERY_DIR_NAME, write_html_report
+from harness.paths import PROJECT_ROOT
 from harness.report import GalleryCapture, SuiteReport, TestRecord
+from harness.tutorials import TutorialError, load_tutorial
 
 pytest_plugins = ["pytester"]
 
@@ -174,3 +177,26 @@ def test_html_report_under_xdist_keeps_one_loaded_picture_per_state_and_locale(
     image = page.locator("tr[data-state='approval-ask-always'] td[data-locale='en'] img")
     expect(image).to_have_js_property("complete", True)
     assert image.evaluate("img => img.naturalWidth") > 0
+
+
+def test_r15_gallery_file_declares_its_page_states() -> None:
+    tutorial = load_tutorial("r-15")
+
+    states = load_page_states(tutorial, PROJECT_ROOT)
+
+    assert [state.name for state in states] == ["wrong-code", "published"]
+
+
+def test_gallery_file_with_an_unknown_field_is_an_error_naming_file_and_field(
+    tmp_path: Path
+) -> None:
+    tutorial = load_tutorial("r-15")
+    folder = tutorial.directory(tmp_path)
+    folder.mkdir(parents=True)
+    (folder / GALLERY_FILE_NAME).write_text(
+        '{"page_states": [{"name": "published", "title": "Published", '
+        '"testid": "workspace-status", "attribute": "data-state", "value": "published", '
+        '"selector": "#status"}]}')
+
+    with pytest.raises(TutorialError, match=r"gallery\.json: field page_states\.0\.selector"):
+        load_page_states(tutorial, tmp_path)
