@@ -8,6 +8,13 @@
 - An `INVALID_PARAMS` result names the argument that broke the schema, by its dotted path
   (docs/page-contract.md, "Argument schemas"), so the model can correct its call; the
   notice the user reads carries the same message.
+- The card is decided only by its own decision buttons: a decision value the executor does
+  not know (a forged `data-decision="yes"`) counts as Deny, and a `data-decision` on an
+  element *around* the dock never turns a click on the card into a decision.
+- A control marked `aria-disabled="true"` is disabled: its action answers `UNAVAILABLE`
+  before any prompt (docs/page-contract.md).
+- A `RUN_FAILED` result carries the reason the page's `run` gave (its error's message), so
+  the model can tell the user why (docs/page-contract.md).
 - A declaration the runtime cannot honour as written (a kind or confirm value it does not
   know, an empty description, a schema keyword it does not enforce, a handoff it could not
   run) is refused when the page registers it, so it never becomes an action the model can
@@ -200,3 +207,105 @@ def test_declaration_the_runtime_cannot_honour_never_becomes_a_callable_action(
                                        since=start)
     assert tutorial_server.testbed.calls() == []
     assert refusal is not None, "tool() registered a declaration it cannot honour"
+
+
+# ---- decisions: only the card's own buttons, only the values the executor knows -----------
+
+FORGED_VALUES = [pytest.param("yes", id="yes"), pytest.param("", id="empty"),
+                 pytest.param("ALLOW", id="allow-in-capitals")]
+# Page script: an element around the dock says "allow"; a click inside the card finds it.
+WRAP_THE_DOCK = """() => {
+  const dock = document.querySelector("[data-testid='pling-dock']");
+  const wrapper = document.createElement("div");
+  wrapper.setAttribute("data-decision", "allow");
+  dock.before(wrapper);
+  wrapper.append(dock);
+}"""
+
+
+@pytest.mark.guarantee("forged-decision-refused")
+@pytest.mark.parametrize("value", FORGED_VALUES)
+def test_forged_decision_value_the_executor_does_not_know_counts_as_deny(
+    testbed_page: Page, dock: Dock, timeline: Timeline, tutorial_server: TutorialServer,
+    model: ModelHandle, locale: str, value: str,
+) -> None:
+    testbed_page.evaluate(DECLARE, DECLARATION)
+    model.when_user(GO_AHEAD_PATTERN, ACTION, ARGUMENTS)
+    start = timeline.mark()
+    dock.ask(GO_AHEAD[locale])
+    expect(dock.approval).to_have_attribute("data-action", ACTION)
+
+    dock.forge_decision(value)
+
+    guarantees.model_received(timeline, action=ACTION, code="PERMISSION_DENIED", since=start,
+                              guarantee="forged-decision-refused")
+    guarantees.no_business_request(timeline, since=start, guarantee="forged-decision-refused")
+    assert tutorial_server.testbed.calls() == []
+
+
+@pytest.mark.guarantee("approval-only-by-click")
+def test_decision_attribute_around_the_dock_does_not_decide_a_click_on_the_card(
+    testbed_page: Page, dock: Dock, timeline: Timeline, tutorial_server: TutorialServer,
+    model: ModelHandle, locale: str,
+) -> None:
+    testbed_page.evaluate(DECLARE, DECLARATION)
+    testbed_page.evaluate(WRAP_THE_DOCK)
+    model.when_user(GO_AHEAD_PATTERN, ACTION, ARGUMENTS)
+    start = timeline.mark()
+    dock.ask(GO_AHEAD[locale])
+    expect(dock.approval).to_have_attribute("data-action", ACTION)
+    shown = timeline.mark()
+
+    dock.approval.get_by_test_id("pling-approval-desc").click()
+
+    guarantees.approval_still_open(timeline, action=ACTION, since=shown)
+    assert tutorial_server.testbed.calls() == []
+    dock.deny()
+    guarantees.model_received(timeline, action=ACTION, code="PERMISSION_DENIED", since=start,
+                              guarantee="approval-only-by-click")
+
+
+# ---- aria-disabled controls, and why a run failed ------------------------------------------
+
+ARIA_DISABLE = f"() => document.querySelector(\"{BUTTON}\").setAttribute('aria-disabled', 'true')"
+
+
+@pytest.mark.guarantee("rejected-before-prompt")
+def test_action_whose_control_is_aria_disabled_is_unavailable_before_any_prompt(
+    testbed_page: Page, dock: Dock, timeline: Timeline, tutorial_server: TutorialServer,
+    model: ModelHandle, locale: str,
+) -> None:
+    testbed_page.evaluate(DECLARE, DECLARATION)
+    testbed_page.evaluate(ARIA_DISABLE)
+    model.when_user(GO_AHEAD_PATTERN, ACTION, ARGUMENTS)
+    start = timeline.mark()
+
+    dock.ask(GO_AHEAD[locale])
+
+    guarantees.rejected_without_prompt(timeline, action=ACTION, code="UNAVAILABLE", since=start)
+    assert tutorial_server.testbed.calls() == []
+    expect(dock.messages("notice").last).to_have_attribute("data-code", "UNAVAILABLE")
+
+
+FAILING_ACTION = "flaky_sync"
+REASON = "quota exceeded (Harbor)"
+
+
+@pytest.mark.guarantee("run-failure-reported")
+def test_run_failed_result_carries_the_reason_the_run_gave(
+    testbed_page: Page, dock: Dock, timeline: Timeline, model: ModelHandle, locale: str,
+) -> None:
+    testbed_page.evaluate("decl => window.plingTestbed.declare(decl)", {
+        "id": FAILING_ACTION, "desc": "Flaky sync", "kind": "write", "failRun": REASON})
+    model.when_user(GO_AHEAD_PATTERN, FAILING_ACTION, {})
+    start = timeline.mark()
+
+    dock.ask(GO_AHEAD[locale])
+
+    guarantees.model_received(timeline, action=FAILING_ACTION, code="RUN_FAILED", since=start,
+                              guarantee="run-failure-reported")
+    [result] = [r for r in model.tool_results() if r.action == FAILING_ACTION]
+    assert result.envelope is not None
+    message = str(result.envelope.get("message", ""))
+    assert REASON in message, f"the model was told {message!r}, without the reason {REASON!r}"
+    expect(dock.messages("notice").last).to_contain_text(REASON)
