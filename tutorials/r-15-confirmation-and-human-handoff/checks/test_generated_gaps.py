@@ -15,6 +15,8 @@
   before any prompt (docs/page-contract.md).
 - A `RUN_FAILED` result carries the reason the page's `run` gave (its error's message), so
   the model can tell the user why (docs/page-contract.md).
+- A handoff step whose target is an input the user clicks rather than types into (a
+  `button`, `submit` or `reset` input) advances on the click, as a button does (SPEC §4).
 - A declaration the runtime cannot honour as written (a kind or confirm value it does not
   know, an empty description, a schema keyword it does not enforce, a handoff it could not
   run) is refused when the page registers it, so it never becomes an action the model can
@@ -309,3 +311,31 @@ def test_run_failed_result_carries_the_reason_the_run_gave(
     message = str(result.envelope.get("message", ""))
     assert REASON in message, f"the model was told {message!r}, without the reason {REASON!r}"
     expect(dock.messages("notice").last).to_contain_text(REASON)
+
+
+# ---- a handoff step on an input that is clicked, not typed into ----------------------------
+
+HANDOFF_ACTION = "sign_off"
+STEP_INPUT = f"[data-testid='testbed-input-{HANDOFF_ACTION}']"
+CLICKED_TYPES = [pytest.param(kind, id=kind) for kind in ("button", "submit", "reset")]
+
+
+@pytest.mark.guarantee("handoff-guidance")
+@pytest.mark.parametrize("input_type", CLICKED_TYPES)
+def test_handoff_step_on_a_clicked_input_advances_when_it_is_clicked(
+    testbed_page: Page, dock: Dock, model: ModelHandle, locale: str, input_type: str,
+) -> None:
+    testbed_page.evaluate("decl => window.plingTestbed.declare(decl)", {
+        "id": HANDOFF_ACTION, "desc": "Sign off", "kind": "write", "handoff": True})
+    # The step's target becomes an input the user clicks (its value is the button's label).
+    testbed_page.evaluate(
+        f"() => {{ const input = document.querySelector(\"{STEP_INPUT}\");"
+        f" input.type = '{input_type}'; input.value = 'OK'; }}")
+    model.when_user(GO_AHEAD_PATTERN, HANDOFF_ACTION, {})
+    dock.ask(GO_AHEAD[locale])
+    expect(dock.handoff_current_step).to_have_attribute("data-index", "0")
+
+    testbed_page.locator(STEP_INPUT).click()
+
+    expect(dock.handoff_current_step).to_have_attribute("data-index", "1")
+    expect(dock.highlight(f"{HANDOFF_ACTION}__finish")).to_have_count(1)
