@@ -17,6 +17,10 @@
   the model can tell the user why (docs/page-contract.md).
 - A handoff step whose target is an input the user clicks rather than types into (a
   `button`, `submit` or `reset` input) advances on the click, as a button does (SPEC §4).
+- What `run` returns reaches the model as JSON: nothing (`undefined`) is a success with
+  `data: null`, and a value JSON cannot carry (a BigInt, a cycle) is `RUN_FAILED`, never a
+  success the model could not read. The check registers its action with `tool()`, as a page
+  does.
 - A declaration the runtime cannot honour as written (a kind or confirm value it does not
   know, an empty description, a schema keyword it does not enforce, a handoff it could not
   run) is refused when the page registers it, so it never becomes an action the model can
@@ -339,3 +343,54 @@ def test_handoff_step_on_a_clicked_input_advances_when_it_is_clicked(
 
     expect(dock.handoff_current_step).to_have_attribute("data-index", "1")
     expect(dock.highlight(f"{HANDOFF_ACTION}__finish")).to_have_count(1)
+
+
+# ---- what `run` returns, as the model receives it ------------------------------------------
+
+RESULT_ACTION = "compute_total"
+# Page script: register an action whose `run` returns `result` (JS source), bound to a button.
+REGISTER_RETURNING = """source => {
+  const button = document.createElement("button");
+  button.textContent = "Compute total";
+  document.querySelector("[data-testid='testbed-actions']").append(button);
+  const run = new Function(`return (${source});`)();
+  window.plingTestbed.registry.tool(
+    {id: "compute_total", desc: "Compute the total", kind: "read", run}, button);
+}"""
+UNREADABLE_RESULTS = [
+    pytest.param("() => ({total: 10n})", id="bigint"),
+    pytest.param("() => { const total = {}; total.self = total; return total; }", id="cycle"),
+]
+
+
+@pytest.mark.guarantee("run-failure-reported")
+@pytest.mark.parametrize("run", UNREADABLE_RESULTS)
+def test_run_result_json_cannot_carry_is_run_failed_never_success(
+    testbed_page: Page, dock: Dock, timeline: Timeline, model: ModelHandle, locale: str,
+    run: str,
+) -> None:
+    testbed_page.evaluate(REGISTER_RETURNING, run)
+    model.when_user(GO_AHEAD_PATTERN, RESULT_ACTION, {})
+    start = timeline.mark()
+
+    dock.ask(GO_AHEAD[locale])
+
+    guarantees.model_received(timeline, action=RESULT_ACTION, code="RUN_FAILED", since=start,
+                              guarantee="run-failure-reported")
+    expect(dock.messages("notice").last).to_have_attribute("data-code", "RUN_FAILED")
+
+
+@pytest.mark.guarantee("run-result-reaches-the-model")
+def test_run_that_returns_nothing_reaches_the_model_as_success_with_null_data(
+    testbed_page: Page, dock: Dock, timeline: Timeline, model: ModelHandle, locale: str,
+) -> None:
+    testbed_page.evaluate(REGISTER_RETURNING, "() => undefined")
+    model.when_user(GO_AHEAD_PATTERN, RESULT_ACTION, {})
+    start = timeline.mark()
+
+    dock.ask(GO_AHEAD[locale])
+
+    guarantees.model_received(timeline, action=RESULT_ACTION, code="OK", since=start,
+                              guarantee="run-result-reaches-the-model")
+    [result] = [r for r in model.tool_results() if r.action == RESULT_ACTION]
+    assert result.envelope == {"ok": True, "data": None}
