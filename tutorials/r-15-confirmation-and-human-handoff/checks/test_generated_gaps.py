@@ -394,3 +394,21 @@ def test_run_that_returns_nothing_reaches_the_model_as_success_with_null_data(
                               guarantee="run-result-reaches-the-model")
     [result] = [r for r in model.tool_results() if r.action == RESULT_ACTION]
     assert result.envelope == {"ok": True, "data": None}
+
+
+@pytest.mark.guarantee("run-failure-reported")
+def test_run_failed_result_carries_a_thrown_string_as_the_reason(
+    testbed_page: Page, dock: Dock, timeline: Timeline, model: ModelHandle, locale: str,
+) -> None:
+    testbed_page.evaluate(REGISTER_RETURNING, f"() => {{ throw {REASON!r}; }}")
+    model.when_user(GO_AHEAD_PATTERN, RESULT_ACTION, {})
+    start = timeline.mark()
+
+    dock.ask(GO_AHEAD[locale])
+
+    guarantees.model_received(timeline, action=RESULT_ACTION, code="RUN_FAILED", since=start,
+                              guarantee="run-failure-reported")
+    [result] = [r for r in model.tool_results() if r.action == RESULT_ACTION]
+    assert result.envelope is not None
+    message = str(result.envelope.get("message", ""))
+    assert REASON in message, f"the model was told {message!r}, without the reason {REASON!r}"
