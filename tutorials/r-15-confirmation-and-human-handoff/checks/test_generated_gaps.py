@@ -120,6 +120,7 @@ BAD_ARGUMENTS = [
     pytest.param('{"label": "a"}', "label", id="min-length"),
     pytest.param('{"label": "abcdef"}', "label", id="max-length"),
     pytest.param('{"label": "ab", "color": "blue"}', "color", id="enum"),
+    pytest.param('{"label": "ab", "nested": null}', "nested", id="null-for-an-object"),
 ]
 
 
@@ -188,6 +189,18 @@ BAD_DECLARATIONS = [
     pytest.param({"handoff": {"reason": "  "}}, id="handoff-reason-blank"),
     pytest.param({"handoff": {"steps": ["Type it.", " "]}}, id="handoff-step-text-blank"),
 ]
+# Every keyword the subset accepts, within its rules: `description` and `title` anywhere,
+# limits of 0, an `enum` without `type`.
+WELL_FORMED_PARAMS: dict[str, Any] = {
+    "type": "object", "title": "Note", "description": "What to write down",
+    "properties": {
+        "note": {"type": "string", "title": "Text", "description": "The note itself",
+                 "minLength": 0, "maxLength": 20},
+        "mood": {"enum": ["calm", 0]},
+        "empty": {"type": "string", "maxLength": 0},
+    },
+    "required": ["note"], "additionalProperties": False,
+}
 DECLARE_OR_REFUSE = """decl => {
   try { window.plingTestbed.declare(decl); return null; } catch (error) { return String(error); }
 }"""
@@ -412,3 +425,24 @@ def test_run_failed_result_carries_a_thrown_string_as_the_reason(
     assert result.envelope is not None
     message = str(result.envelope.get("message", ""))
     assert REASON in message, f"the model was told {message!r}, without the reason {REASON!r}"
+
+
+
+@pytest.mark.guarantee("schema-enforced")
+def test_declaration_with_titles_descriptions_and_zero_limits_is_accepted_and_runs(
+    testbed_page: Page, dock: Dock, timeline: Timeline, tutorial_server: TutorialServer,
+    model: ModelHandle, locale: str,
+) -> None:
+    declaration = {"id": BAD_ID, "desc": "Write a note", "kind": "write",
+                   "params": WELL_FORMED_PARAMS}
+    refusal = testbed_page.evaluate(DECLARE_OR_REFUSE, declaration)
+    arguments = {"note": "", "mood": 0, "empty": ""}
+    model.when_user(GO_AHEAD_PATTERN, BAD_ID, arguments)
+    start = timeline.mark()
+
+    dock.ask(GO_AHEAD[locale])
+
+    assert refusal is None, f"a well-formed declaration was refused: {refusal}"
+    guarantees.model_received(timeline, action=BAD_ID, code="OK", since=start,
+                              guarantee="schema-enforced")
+    assert [call.body for call in tutorial_server.testbed.calls(BAD_ID)] == [arguments]
