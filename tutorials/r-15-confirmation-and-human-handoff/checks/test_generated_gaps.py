@@ -5,6 +5,8 @@
   removed, the action switched off or unregistered, its scope left), Allow must not run it:
   the model is told the code step 3 or 4 of SPEC §3 would give now, and no business request
   is made.
+- Switches undo exactly what they did: an action switched off and on again runs again, and
+  a scope activated twice stays active until it is deactivated twice.
 - An `INVALID_PARAMS` result names the argument that broke the schema, by its dotted path
   (docs/page-contract.md, "Argument schemas"), so the model can correct its call; the
   notice the user reads carries the same message.
@@ -91,6 +93,36 @@ def test_action_made_unavailable_while_its_card_is_open_runs_nothing_after_allow
     assert tutorial_server.testbed.calls() == []
     expect(dock.messages("notice").last).to_have_attribute("data-code", code)
 
+
+# Page script run before the call: the action must be available afterwards.
+RESTORING = [
+    pytest.param(f"() => {{ window.plingTestbed.setEnabled('{ACTION}', false);"
+                 f" window.plingTestbed.setEnabled('{ACTION}', true); }}",
+                 id="switched-off-and-on"),
+    pytest.param("() => { window.plingTestbed.activateScope('editor');"
+                 " window.plingTestbed.deactivateScope('editor'); }",
+                 id="scope-activated-twice-deactivated-once"),
+]
+
+
+@pytest.mark.guarantee("rejected-before-prompt")
+@pytest.mark.parametrize("change", RESTORING)
+def test_action_whose_switches_were_undone_asks_and_runs_again(
+    testbed_page: Page, dock: Dock, timeline: Timeline, tutorial_server: TutorialServer,
+    model: ModelHandle, locale: str, change: str,
+) -> None:
+    testbed_page.evaluate(DECLARE, DECLARATION)
+    testbed_page.evaluate(change)
+    model.when_user(GO_AHEAD_PATTERN, ACTION, ARGUMENTS)
+    start = timeline.mark()
+    dock.ask(GO_AHEAD[locale])
+    expect(dock.approval).to_have_attribute("data-action", ACTION)
+
+    dock.approve()
+
+    guarantees.model_received(timeline, action=ACTION, code="OK", since=start,
+                              guarantee="rejected-before-prompt")
+    assert [call.body for call in tutorial_server.testbed.calls(ACTION)] == [ARGUMENTS]
 
 # ---- INVALID_PARAMS names the argument -----------------------------------------------------
 
