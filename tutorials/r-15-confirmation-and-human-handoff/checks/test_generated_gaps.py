@@ -19,6 +19,10 @@
   the model can tell the user why (docs/page-contract.md).
 - A handoff step whose target is an input the user clicks rather than types into (a
   `button`, `submit` or `reset` input) advances on the click, as a button does (SPEC §4).
+- `expect.check()` is re-run when the page changes (an attribute, a text, a child), and not
+  for the runtime's own DOM changes (the countdown, the highlight moving, the panel), as
+  docs/page-contract.md says of `data-pling-ui`. The check registers its handoff with
+  `tool()` and `target()`, as a page does, with an `expect.check()` that counts its calls.
 - What `run` returns reaches the model as JSON: nothing (`undefined`) is a success with
   `data: null`, and a value JSON cannot carry (a BigInt, a cycle) is `RUN_FAILED`, never a
   success the model could not read. The check registers its action with `tool()`, as a page
@@ -478,3 +482,74 @@ def test_declaration_with_titles_descriptions_and_zero_limits_is_accepted_and_ru
     guarantees.model_received(timeline, action=BAD_ID, code="OK", since=start,
                               guarantee="schema-enforced")
     assert [call.body for call in tutorial_server.testbed.calls(BAD_ID)] == [arguments]
+
+
+# ---- expect.check() follows the page's changes, not the runtime's own ----------------------
+
+COUNTED_ACTION = "countersign"
+# Page script: a handoff whose expect.check() counts its calls and never passes; its steps
+# point at a field and at the action's own button; a note the tests change as a page would.
+REGISTER_COUNTING_HANDOFF = """() => {
+  const area = document.querySelector("[data-testid='testbed-actions']");
+  const field = document.createElement("input");
+  const button = document.createElement("button");
+  button.textContent = "Countersign";
+  const note = document.createElement("p");
+  note.setAttribute("data-testid", "gap-note");
+  note.textContent = "draft";
+  area.append(field, button, note);
+  window.gapCheckCalls = 0;
+  const registry = window.plingTestbed.registry;
+  registry.target("gap_field", field);
+  registry.tool({id: "countersign", desc: "Countersign", kind: "write", handoff: {
+    reason: "Only you can countersign.",
+    steps: [{target: "gap_field", text: "Type your initials."},
+            {target: "countersign", text: "Click Countersign."}],
+    expect: {check: () => { window.gapCheckCalls += 1; return false; }},
+  }}, button);
+}"""
+CHECK_CALLS = "() => window.gapCheckCalls"
+PAGE_CHANGES = [
+    pytest.param("note => note.setAttribute('data-state', 'signed')", id="attribute"),
+    pytest.param("note => { note.firstChild.data = 'signed'; }", id="text"),
+    pytest.param("note => note.append(document.createElement('span'))", id="child"),
+]
+
+
+def start_counted_handoff(page: Page, dock: Dock, model: ModelHandle, locale: str) -> int:
+    """Register the counting handoff, let the model start it; the check's calls so far."""
+    page.evaluate(REGISTER_COUNTING_HANDOFF)
+    model.when_user(GO_AHEAD_PATTERN, COUNTED_ACTION, {})
+    dock.ask(GO_AHEAD[locale])
+    expect(dock.handoff).to_have_attribute("data-action", COUNTED_ACTION)
+    return int(page.evaluate(CHECK_CALLS))
+
+
+@pytest.mark.guarantee("expect-check-follows-page-changes")
+def test_handoff_check_is_not_rerun_for_the_runtimes_own_dom_changes(
+    testbed_page: Page, dock: Dock, model: ModelHandle, locale: str,
+) -> None:
+    before = start_counted_handoff(testbed_page, dock, model, locale)
+
+    testbed_page.clock.fast_forward(3000)  # the countdown ticks three times
+    expect(dock.handoff_timer).to_have_text("4:57")
+    dock.handoff_next()  # the highlight moves from the field to the button
+    expect(dock.handoff_current_step).to_have_attribute("data-index", "1")
+    dock.handoff_back()
+    expect(dock.handoff_current_step).to_have_attribute("data-index", "0")
+
+    assert testbed_page.evaluate(CHECK_CALLS) == before, (
+        "expect.check() was re-run for changes the runtime made itself")
+
+
+@pytest.mark.guarantee("expect-check-follows-page-changes")
+@pytest.mark.parametrize("change", PAGE_CHANGES)
+def test_handoff_check_is_rerun_when_the_page_changes(
+    testbed_page: Page, dock: Dock, model: ModelHandle, locale: str, change: str,
+) -> None:
+    before = start_counted_handoff(testbed_page, dock, model, locale)
+
+    testbed_page.get_by_test_id("gap-note").evaluate(change)
+
+    assert testbed_page.evaluate(CHECK_CALLS) > before, (
+        "expect.check() was not re-run after the page changed")
