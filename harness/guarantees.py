@@ -109,6 +109,18 @@ def no_business_request(timeline: Timeline, *, since: Mark | None = None,
         raise _fail(guarantee, f"expected no business request, but {found}", timeline)
 
 
+def no_model_request(timeline: Timeline, *, since: Mark, why: str,
+                     guarantee: str = "no-model-request") -> None:
+    """Nothing went to the model since `since`: not sent by the page, not received by the
+    server (e.g. while a handoff is still open, nothing may be reported yet). `why` says
+    why none was due, for the failure message."""
+    sent = timeline.page_model_requests(since)
+    received = timeline.server_records(since, kind="model.request")
+    if sent or received:
+        raise _fail(guarantee, f"{why}, yet the page sent {len(sent)} model request(s) and the "
+                    f"server received {len(received)}", timeline)
+
+
 def state_unchanged(timeline: Timeline, *, since: Mark,
                     guarantee: str = "state-unchanged") -> None:
     """Server state equals its state at `since`, and the page showed no business-state change."""

@@ -67,14 +67,6 @@ def assert_publish_not_completed(
     guarantees.no_success_claim(timeline, success_phrases=model.success_phrases(PUBLISH, locale))
 
 
-def assert_no_model_request(timeline: Timeline, since: Mark, why: str) -> None:
-    sent = timeline.page_model_requests(since)
-    received = timeline.server_records(since, kind="model.request")
-    assert not sent and not received, (
-        f"{why}, yet the page sent {len(sent)} model request(s) and the server received "
-        f"{len(received)}\n\n{timeline.render()}")
-
-
 # ---- no stacking -----------------------------------------------------------------------
 
 
@@ -234,7 +226,7 @@ def test_wrong_code_keeps_the_handoff_open_then_the_right_code_succeeds(
     assert [(r.path, r.status) for r in wrong] == [("/api/workspace/publish", 400)], wrong
     workspace.expect_unpublished()
     expect(dock.handoff).to_be_visible()
-    assert_no_model_request(timeline, before, "the wrong code was refused")
+    guarantees.no_model_request(timeline, since=before, why="the wrong code was refused")
 
     workspace.publish(PUBLISH_CODE)
     dock.wait_until_handoff_ends()

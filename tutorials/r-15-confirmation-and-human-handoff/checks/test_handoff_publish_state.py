@@ -98,7 +98,7 @@ def test_typed_near_miss_code_neither_publishes_nor_completes_the_handoff(
     workspace.expect_unpublished()
     # Still open and nothing told to the model; Done now cannot pass for success either.
     expect(dock.handoff).to_be_visible()
-    assert not timeline.server_records(before, kind="model.request")
+    guarantees.no_model_request(timeline, since=before, why="the code was refused")
     dock.handoff_done()
     guarantees.model_received(timeline, action=PUBLISH, code="HANDOFF_FAILED", since=before)
     workspace.expect_unpublished()

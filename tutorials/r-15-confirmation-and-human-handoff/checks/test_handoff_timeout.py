@@ -18,7 +18,7 @@ from harness import guarantees
 from harness.dock import Dock
 from harness.model_handle import ModelHandle
 from harness.texts import Words
-from harness.timeline import Mark, Timeline
+from harness.timeline import Timeline
 
 if TYPE_CHECKING:  # the checks' conftest.py; pytest imports it, tests only name its types
     from conftest import Workspace
@@ -68,14 +68,6 @@ def start_publish_handoff(dock: Dock, say: Say) -> None:
     expect(dock.handoff).to_have_attribute("data-action", PUBLISH)
 
 
-def assert_no_model_request(timeline: Timeline, since: Mark, why: str) -> None:
-    sent = timeline.page_model_requests(since)
-    received = timeline.server_records(since, kind="model.request")
-    assert not sent and not received, (
-        f"{why}, yet the page sent {len(sent)} model request(s) and the server received "
-        f"{len(received)}\n\n{timeline.render()}")
-
-
 # ---- the default: five minutes ---------------------------------------------------------
 
 
@@ -101,7 +93,7 @@ def test_default_timeout_ends_the_handoff_at_five_minutes_not_before(
     tutorial_page.clock.fast_forward(DEFAULT_TIMEOUT_MS - ONE_SECOND_MS)
     expect(dock.handoff_timer).to_have_text(time_left(1))
     expect(dock.handoff).to_be_visible()
-    assert_no_model_request(timeline, before, "the handoff has a second left")
+    guarantees.no_model_request(timeline, since=before, why="the handoff has a second left")
 
     tutorial_page.clock.fast_forward(ONE_SECOND_MS)
     dock.wait_until_handoff_ends()
@@ -148,7 +140,8 @@ def test_custom_timeout_ends_the_handoff_at_its_boundary_not_before(
 
     testbed_page.clock.fast_forward(timeout_ms - ONE_SECOND_MS)
     expect(dock.handoff).to_be_visible()
-    assert_no_model_request(timeline, before, f"the {timeout} handoff has a second left")
+    guarantees.no_model_request(timeline, since=before,
+                                why=f"the {timeout} handoff has a second left")
 
     testbed_page.clock.fast_forward(ONE_SECOND_MS)
     dock.wait_until_handoff_ends()
