@@ -19,6 +19,10 @@
   the model can tell the user why (docs/page-contract.md).
 - A handoff step whose target is an input the user clicks rather than types into (a
   `button`, `submit` or `reset` input) advances on the click, as a button does (SPEC §4).
+- Handoff steps advance on the kinds of targets the spec names, whatever they are: a
+  textarea, an editable element or a select advances once it has non-blank input (not on a
+  click, not on a space), a button advances on its click even when the page's own handler
+  stops the click's propagation, and acting on an earlier step's target never moves back.
 - `expect.check()` is re-run when the page changes (an attribute, a text, a child), and not
   for the runtime's own DOM changes (the countdown, the highlight moving, the panel), as
   docs/page-contract.md says of `data-pling-ui`. The check registers its handoff with
@@ -370,7 +374,8 @@ def test_run_failed_result_carries_the_reason_the_run_gave(
 
 HANDOFF_ACTION = "sign_off"
 STEP_INPUT = f"[data-testid='testbed-input-{HANDOFF_ACTION}']"
-CLICKED_TYPES = [pytest.param(kind, id=kind) for kind in ("button", "submit", "reset")]
+CLICKED_TYPES = [pytest.param(kind, id=kind)
+                 for kind in ("button", "submit", "reset", "image", "color", "file")]
 
 
 @pytest.mark.guarantee("handoff-guidance")
@@ -383,7 +388,7 @@ def test_handoff_step_on_a_clicked_input_advances_when_it_is_clicked(
     # The step's target becomes an input the user clicks (its value is the button's label).
     testbed_page.evaluate(
         f"() => {{ const input = document.querySelector(\"{STEP_INPUT}\");"
-        f" input.type = '{input_type}'; input.value = 'OK'; }}")
+        f" input.type = '{input_type}'; if (input.type !== 'file') input.value = 'OK'; }}")
     model.when_user(GO_AHEAD_PATTERN, HANDOFF_ACTION, {})
     dock.ask(GO_AHEAD[locale])
     expect(dock.handoff_current_step).to_have_attribute("data-index", "0")
@@ -553,3 +558,83 @@ def test_handoff_check_is_rerun_when_the_page_changes(
 
     assert testbed_page.evaluate(CHECK_CALLS) > before, (
         "expect.check() was not re-run after the page changed")
+
+
+# ---- handoff steps on every kind of target ---------------------------------------------------
+
+GUIDED_ACTION = "file_report"
+# Page script: a five-step handoff over a pre-filled textarea, a button whose own click
+# handler stops propagation, a select, an editable paragraph and the action's own button,
+# registered as a page does.
+REGISTER_FIVE_STEP_HANDOFF = """() => {
+  const area = document.querySelector("[data-testid='testbed-actions']");
+  const make = (tag, testid) => {
+    const element = document.createElement(tag);
+    element.setAttribute("data-testid", testid);
+    area.append(element);
+    return element;
+  };
+  const notes = make("textarea", "gap-notes");
+  notes.value = "draft";
+  const confirm = make("button", "gap-confirm");
+  confirm.textContent = "Confirm";
+  confirm.addEventListener("click", (event) => event.stopPropagation());
+  const channel = make("select", "gap-channel");
+  for (const value of ["", "mail", "phone"]) channel.append(new Option(value || "-", value));
+  const summary = make("p", "gap-summary");
+  summary.contentEditable = "true";
+  const submit = make("button", "gap-submit");
+  submit.textContent = "File";
+  const registry = window.plingTestbed.registry;
+  registry.target("gap_notes", notes);
+  registry.target("gap_confirm", confirm);
+  registry.target("gap_channel", channel);
+  registry.target("gap_summary", summary);
+  registry.tool({id: "file_report", desc: "File the report", kind: "write", handoff: {
+    reason: "Only you can file it.",
+    steps: [{target: "gap_notes", text: "Add to the notes."},
+            {target: "gap_confirm", text: "Confirm."},
+            {target: "gap_channel", text: "Choose a channel."},
+            {target: "gap_summary", text: "Write a summary."},
+            {target: "file_report", text: "File it."}],
+    expect: {check: () => false},
+  }}, submit);
+}"""
+
+
+@pytest.mark.guarantee("handoff-guidance")
+def test_handoff_steps_advance_on_each_kind_of_target_and_never_move_back(
+    testbed_page: Page, dock: Dock, model: ModelHandle, locale: str,
+) -> None:
+    testbed_page.evaluate(REGISTER_FIVE_STEP_HANDOFF)
+    model.when_user(GO_AHEAD_PATTERN, GUIDED_ACTION, {})
+    dock.ask(GO_AHEAD[locale])
+    step = dock.handoff_current_step
+    by_id = testbed_page.get_by_test_id
+    expect(step).to_have_attribute("data-index", "0")
+
+    by_id("gap-notes").click()  # it has text already, but the user typed nothing yet
+    expect(step).to_have_attribute("data-index", "0")
+    by_id("gap-notes").press("End")
+    by_id("gap-notes").press_sequentially(" more")
+    expect(step).to_have_attribute("data-index", "1")
+
+    by_id("gap-summary").click()  # a click elsewhere
+    expect(step).to_have_attribute("data-index", "1")
+    by_id("gap-confirm").click()  # its own handler stops the click's propagation
+    expect(step).to_have_attribute("data-index", "2")
+
+    by_id("gap-channel").click()
+    expect(step).to_have_attribute("data-index", "2")
+    by_id("gap-channel").select_option("mail")
+    expect(step).to_have_attribute("data-index", "3")
+
+    by_id("gap-summary").click()
+    by_id("gap-summary").press_sequentially(" ")  # blank input is not input
+    expect(step).to_have_attribute("data-index", "3")
+    by_id("gap-summary").press_sequentially("ok")
+    expect(step).to_have_attribute("data-index", "4")
+
+    by_id("gap-notes").press_sequentially("!")  # an earlier step's target: the step stays
+    expect(step).to_have_attribute("data-index", "4")
+    expect(dock.highlight(GUIDED_ACTION)).to_have_count(1)
