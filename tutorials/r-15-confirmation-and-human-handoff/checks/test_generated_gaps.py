@@ -27,6 +27,7 @@
   for the runtime's own DOM changes (the countdown, the highlight moving, the panel), as
   docs/page-contract.md says of `data-pling-ui`. The check registers its handoff with
   `tool()` and `target()`, as a page does, with an `expect.check()` that counts its calls.
+- An `expect.check()` that throws means "not done": Done then answers `HANDOFF_FAILED`.
 - What `run` returns reaches the model as JSON: nothing (`undefined`) is a success with
   `data: null`, and a value JSON cannot carry (a BigInt, a cycle) is `RUN_FAILED`, never a
   success the model could not read. The check registers its action with `tool()`, as a page
@@ -638,3 +639,30 @@ def test_handoff_steps_advance_on_each_kind_of_target_and_never_move_back(
     by_id("gap-notes").press_sequentially("!")  # an earlier step's target: the step stays
     expect(step).to_have_attribute("data-index", "4")
     expect(dock.highlight(GUIDED_ACTION)).to_have_count(1)
+
+
+REGISTER_THROWING_CHECK = """() => {
+  const button = document.createElement("button");
+  button.textContent = "Countersign";
+  document.querySelector("[data-testid='testbed-actions']").append(button);
+  window.plingTestbed.registry.tool({id: "countersign", desc: "Countersign", kind: "write",
+    handoff: {reason: "Only you can countersign.",
+              steps: [{target: "countersign", text: "Click Countersign."}],
+              expect: {check: () => { throw new Error("status unknown"); }}}}, button);
+}"""
+
+
+@pytest.mark.guarantee("handoff-done-requires-expect")
+def test_handoff_whose_check_throws_is_not_done(
+    testbed_page: Page, dock: Dock, timeline: Timeline, model: ModelHandle, locale: str,
+) -> None:
+    testbed_page.evaluate(REGISTER_THROWING_CHECK)
+    model.when_user(GO_AHEAD_PATTERN, COUNTED_ACTION, {})
+    start = timeline.mark()
+    dock.ask(GO_AHEAD[locale])
+    expect(dock.handoff).to_have_attribute("data-action", COUNTED_ACTION)
+
+    dock.handoff_done()
+
+    guarantees.model_received(timeline, action=COUNTED_ACTION, code="HANDOFF_FAILED",
+                              since=start, guarantee="handoff-done-requires-expect")
