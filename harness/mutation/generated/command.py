@@ -77,6 +77,7 @@ def judge_outcomes(plan: Plan, outcomes: Sequence[GroupOutcome], *, root: Path) 
     for outcome in outcomes:
         if outcome.report is not None and outcome.report.exists():
             records += read_report(outcome.report)
+    records.sort(key=lambda r: (r.file, r.line, r.column, r.mutator, r.replacement))
 
     def equivalence(record: MutantRecord) -> str | None:
         return plan.equivalence(file=record.file, mutator=record.mutator,
