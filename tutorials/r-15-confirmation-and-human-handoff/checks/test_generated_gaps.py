@@ -32,6 +32,12 @@
   `data: null`, and a value JSON cannot carry (a BigInt, a cycle) is `RUN_FAILED`, never a
   success the model could not read. The check registers its action with `tool()`, as a page
   does.
+- The registry keeps its books through `tool()`, `target()` and `activateScope()` as a page
+  calls them: unregistering removes an action's `data-pling-target` mark and its tool and
+  frees its id; a second registration of a taken action or target id is refused and the
+  first stays; a scope's deactivation ends one activation however often it is called; the
+  projection carries each action's `params` as its `parameters`; a binding to something that
+  is not an element, or a target without a name, is refused.
 - A declaration the runtime cannot honour as written (a kind or confirm value it does not
   know, an empty description, a schema keyword it does not enforce, a handoff it could not
   run) is refused when the page registers it, so it never becomes an action the model can
@@ -40,6 +46,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
@@ -666,3 +673,142 @@ def test_handoff_whose_check_throws_is_not_done(
 
     guarantees.model_received(timeline, action=COUNTED_ACTION, code="HANDOFF_FAILED",
                               since=start, guarantee="handoff-done-requires-expect")
+
+
+# ---- the registry's books, through the API a page calls --------------------------------------
+
+# Page script helpers: a fresh button in the testbed's action list, and a call that reports
+# its exception (as text) instead of throwing.
+HELPERS = """
+  const button = (text) => {
+    const element = document.createElement("button");
+    element.textContent = text;
+    document.querySelector("[data-testid='testbed-actions']").append(element);
+    return element;
+  };
+  const refusal = (call) => {
+    try { call(); return null; } catch (error) { return String(error); }
+  };
+  const registry = window.plingTestbed.registry;
+"""
+TIDY = "tidy_up"
+UNREGISTER_AND_REGISTER_AGAIN = "() => {" + HELPERS + """
+  const control = button("Tidy up");
+  const off = registry.tool(
+    {id: "tidy_up", desc: "Tidy up", kind: "read", run: () => "tidied"}, control);
+  const marked = control.getAttribute("data-pling-target");
+  off();
+  const unmarked = control.getAttribute("data-pling-target");
+  const again = refusal(() => registry.tool(
+    {id: "tidy_up", desc: "Tidy up again", kind: "read", run: () => "tidied"}, control));
+  return {marked, unmarked, again, remarked: control.getAttribute("data-pling-target")};
+}"""
+REGISTER_TWICE = "() => {" + HELPERS + """
+  registry.tool({id: "tidy_up", desc: "First tidy", kind: "read", run: () => "one"}, button("One"));
+  // Without a control, so only the action id can clash (a control is a target too).
+  return refusal(() => registry.tool(
+    {id: "tidy_up", desc: "Second tidy", kind: "read", run: () => "two"}));
+}"""
+BAD_BINDINGS = "() => {" + HELPERS + """
+  return [
+    refusal(() => registry.tool(
+      {id: "tidy_up", desc: "Tidy up", kind: "read", run: () => 1}, false)),
+    refusal(() => registry.target("", button("Nameless"))),
+    refusal(() => registry.target(7, button("Numbered"))),
+  ];
+}"""
+
+
+def offered_tools(model: ModelHandle) -> dict[str, dict[str, Any]]:
+    """The tools of the latest model request, by name: their `function` objects."""
+    return {tool.function.name: tool.function.model_dump() for tool in model.requests[-1].tools}
+
+
+@pytest.mark.guarantee("projection-complete")
+def test_unregistered_action_leaves_no_mark_and_its_id_can_be_registered_again(
+    testbed_page: Page, dock: Dock, model: ModelHandle, locale: str,
+) -> None:
+    books = testbed_page.evaluate(UNREGISTER_AND_REGISTER_AGAIN)
+
+    dock.ask(GO_AHEAD[locale])
+
+    assert (books["marked"], books["unmarked"]) == (TIDY, None), books
+    assert (books["again"], books["remarked"]) == (None, TIDY), books
+    assert offered_tools(model)[TIDY]["description"] == "Tidy up again"
+
+
+@pytest.mark.guarantee("bad-declaration-refused")
+def test_second_registration_of_an_action_id_is_refused_and_the_first_stays(
+    testbed_page: Page, dock: Dock, model: ModelHandle, locale: str,
+) -> None:
+    refusal = testbed_page.evaluate(REGISTER_TWICE)
+
+    dock.ask(GO_AHEAD[locale])
+
+    assert offered_tools(model)[TIDY]["description"] == "First tidy"
+    assert refusal is not None, "a second action under a taken id was registered"
+
+
+@pytest.mark.guarantee("bad-declaration-refused")
+def test_binding_to_a_non_element_or_a_nameless_target_is_refused(
+    testbed_page: Page, dock: Dock, model: ModelHandle, locale: str,
+) -> None:
+    refusals = testbed_page.evaluate(BAD_BINDINGS)
+
+    dock.ask(GO_AHEAD[locale])
+
+    assert TIDY not in offered_tools(model)
+    assert all(refusal is not None for refusal in refusals), refusals
+
+
+@pytest.mark.guarantee("projection-complete")
+def test_scope_deactivation_called_twice_ends_only_its_own_activation(
+    testbed_page: Page, dock: Dock, model: ModelHandle, locale: str,
+) -> None:
+    testbed_page.evaluate("""() => {
+      const registry = window.plingTestbed.registry;
+      const mine = registry.activateScope("editor");
+      registry.activateScope("editor");
+      mine();
+      mine();
+    }""")
+    testbed_page.evaluate("decl => window.plingTestbed.declare(decl)", DECLARATION)
+
+    dock.ask(GO_AHEAD[locale])
+
+    assert ACTION in offered_tools(model), "the scope ended though one activation remains"
+
+
+@pytest.mark.guarantee("projection-complete")
+def test_projection_carries_each_actions_params_as_its_parameters(
+    testbed_page: Page, dock: Dock, model: ModelHandle, locale: str,
+) -> None:
+    testbed_page.evaluate(DECLARE, DECLARATION)
+
+    dock.ask(GO_AHEAD[locale])
+
+    assert offered_tools(model)[ACTION]["parameters"] == DECLARATION["params"]
+
+
+@pytest.mark.guarantee("handoff-guidance")
+def test_taken_target_id_is_refused_and_the_step_highlights_the_first_element(
+    testbed_page: Page, dock: Dock, model: ModelHandle, locale: str,
+) -> None:
+    refusal = testbed_page.evaluate("() => {" + HELPERS + """
+      const first = button("First place");
+      first.setAttribute("data-testid", "gap-first-place");
+      registry.target("place", first);
+      const taken = refusal(() => registry.target("place", button("Second place")));
+      registry.tool({id: "countersign", desc: "Countersign", kind: "write", handoff: {
+        reason: "Only you can countersign.", steps: [{target: "place", text: "Go there."}],
+        expect: {check: () => false}}}, button("Countersign"));
+      return taken;
+    }""")
+    model.when_user(GO_AHEAD_PATTERN, COUNTED_ACTION, {})
+
+    dock.ask(GO_AHEAD[locale])
+
+    expect(dock.highlight("place")).to_have_count(1)
+    expect(testbed_page.get_by_test_id("gap-first-place")).to_have_attribute(
+        "data-pling-highlighted", re.compile(".*"))
+    assert refusal is not None, "a second element took a target id already in use"
