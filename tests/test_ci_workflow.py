@@ -32,8 +32,11 @@ def runs(workflow: dict[Any, Any]) -> list[str]:
 
 
 def readme_commands() -> list[str]:
-    """The README's "two commands": its lines that set up and then run something."""
-    return [line.strip() for line in README.read_text(encoding="utf-8").splitlines()
+    """The README's "two commands": the lines of its first shell block that set up and then
+    run something (later sections, such as "Gate a release", may repeat them with flags)."""
+    text = README.read_text(encoding="utf-8")
+    first_block = text.split("```sh", 1)[1].split("```", 1)[0]
+    return [line.strip() for line in first_block.splitlines()
             if line.startswith("./scripts/bootstrap && ")]
 
 

@@ -174,6 +174,9 @@ def test_cancel_reports_handoff_cancelled_and_publishes_nothing(
     assert_publish_not_completed(dock, timeline, model, workspace,
                                  code="HANDOFF_CANCELLED", since=before, locale=locale)
     guarantees.state_unchanged(timeline, since=before)
+    words = Words(workspace.server.root, workspace.server.tutorial, locale)
+    guarantees.notice_means(timeline, words, code="HANDOFF_CANCELLED", action="publish_changes",
+                            guarantee="handoff-cancel")
     expect(dock.messages("assistant").last).to_have_text(
         model_failure_reply(model, "HANDOFF_CANCELLED", locale))
 
