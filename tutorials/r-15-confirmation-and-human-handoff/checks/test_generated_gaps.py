@@ -27,6 +27,10 @@
   for the runtime's own DOM changes (the countdown, the highlight moving, the panel), as
   docs/page-contract.md says of `data-pling-ui`. The check registers its handoff with
   `tool()` and `target()`, as a page does, with an `expect.check()` that counts its calls.
+- The agent runs one turn at a time and only for text: a page that calls `agent.send()` (the
+  API `mountAgent()` returns) with blank text, or while a turn runs, starts nothing. A reply
+  whose text is only whitespace adds no message. A repeated call id is named in its
+  `INVALID_PARAMS` result.
 - An `expect.check()` that throws means "not done": Done then answers `HANDOFF_FAILED`.
 - What `run` returns reaches the model as JSON: nothing (`undefined`) is a success with
   `data: null`, and a value JSON cannot carry (a BigInt, a cycle) is `RUN_FAILED`, never a
@@ -812,3 +816,78 @@ def test_taken_target_id_is_refused_and_the_step_highlights_the_first_element(
     expect(testbed_page.get_by_test_id("gap-first-place")).to_have_attribute(
         "data-pling-highlighted", re.compile(".*"))
     assert refusal is not None, "a second element took a target id already in use"
+
+
+# ---- the agent: one turn at a time, text only ------------------------------------------------
+
+# Not awaited: the turn it would start may wait on the user.
+SEND_FROM_THE_PAGE = "text => { window.plingTestbed.agent.send(text); }"
+
+
+@pytest.mark.guarantee("one-turn-at-a-time")
+@pytest.mark.parametrize("text", [pytest.param("   ", id="spaces"),
+                                  pytest.param("\n\t", id="newline-and-tab"),
+                                  pytest.param(None, id="nothing")])
+def test_page_sending_blank_text_starts_no_turn(
+    testbed_page: Page, dock: Dock, timeline: Timeline, locale: str, text: str | None,
+) -> None:
+    start = timeline.mark()
+
+    testbed_page.evaluate(SEND_FROM_THE_PAGE, text)
+    dock.ask(GO_AHEAD[locale])  # a real turn after it, to have something to wait for
+
+    assert len(timeline.page_model_requests(start)) == 1
+    expect(dock.messages("user")).to_have_count(1)
+
+
+@pytest.mark.guarantee("one-turn-at-a-time")
+def test_page_sending_while_a_turn_runs_starts_no_second_turn(
+    testbed_page: Page, dock: Dock, timeline: Timeline, tutorial_server: TutorialServer,
+    model: ModelHandle, locale: str,
+) -> None:
+    testbed_page.evaluate(DECLARE, DECLARATION)
+    model.when_user(GO_AHEAD_PATTERN, ACTION, ARGUMENTS)
+    start = timeline.mark()
+    dock.ask(GO_AHEAD[locale])
+    expect(dock.approval).to_have_attribute("data-action", ACTION)
+
+    testbed_page.evaluate(SEND_FROM_THE_PAGE, GO_AHEAD[locale])
+    dock.deny()
+
+    # The turn's own two requests (the call, then its denial), and nothing from the second send.
+    assert len(timeline.page_model_requests(start)) == 2
+    expect(dock.messages("user")).to_have_count(1)
+    assert tutorial_server.testbed.calls() == []
+
+
+@pytest.mark.guarantee("hostile-model-output")
+def test_reply_text_of_only_whitespace_adds_no_message(
+    testbed_page: Page, dock: Dock, model: ModelHandle, locale: str,
+) -> None:
+    testbed_page.evaluate("decl => window.plingTestbed.declare(decl)", {
+        "id": "peek", "desc": "Peek", "kind": "read"})
+    model.script({"role": "assistant", "content": " \n ",
+                  "tool_calls": [tool_call("call_peek", "peek")]},
+                 {"role": "assistant", "content": "Done peeking."})
+
+    dock.ask(GO_AHEAD[locale])
+
+    expect(dock.messages("assistant")).to_have_text(["Done peeking."])
+
+
+@pytest.mark.guarantee("invalid-params-names-the-argument")
+def test_repeated_call_id_is_named_in_its_invalid_params_result(
+    testbed_page: Page, dock: Dock, model: ModelHandle, locale: str,
+) -> None:
+    testbed_page.evaluate("decl => window.plingTestbed.declare(decl)", {
+        "id": "peek", "desc": "Peek", "kind": "read"})
+    model.script(calling(tool_call("call_twice", "peek"), tool_call("call_twice", "peek")))
+
+    dock.ask(GO_AHEAD[locale])
+
+    results = [r for r in model.tool_results() if r.call_id == "call_twice"]
+    assert [r.code for r in results] == ["OK", "INVALID_PARAMS"]
+    assert results[1].envelope is not None
+    message = str(results[1].envelope.get("message", ""))
+    assert "call_twice" in message, f"the model was told {message!r}, not which id repeated"
+    expect(dock.messages("notice").last).to_contain_text("call_twice")
