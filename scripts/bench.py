@@ -18,12 +18,12 @@ from pathlib import Path
 
 from playwright.sync_api import sync_playwright
 
-from harness.browser import QUIET_NETWORK_ARGS, find_chromium
-from harness.dock import Dock
-from harness.pages import open_page
-from harness.paths import PROJECT_ROOT
-from harness.serve import ServerShutdown, TutorialServer
-from harness.tutorials import load_tutorial
+from harness.browser.chromium import QUIET_NETWORK_ARGS, find_chromium
+from harness.browser.dock import Dock
+from harness.browser.pages import open_page
+from harness.project.paths import PROJECT_ROOT
+from harness.project.tutorials import load_tutorial
+from harness.server.runner import ServerShutdown, TutorialServer
 
 
 def timed(action: Callable[[], object], repeat: int) -> list[float]:

@@ -9,7 +9,7 @@ from collections.abc import Iterator
 import httpx
 import pytest
 
-from harness.serve import TutorialServer
+from harness.server.runner import TutorialServer
 
 
 @pytest.fixture(scope="module")

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 import yaml
 
-from harness.paths import PROJECT_ROOT
+from harness.project.paths import PROJECT_ROOT
 
 WORKFLOW = PROJECT_ROOT / ".github" / "workflows" / "tutorial-check.yml"
 README = PROJECT_ROOT / "README.md"

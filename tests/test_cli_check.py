@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from harness.check import render_summary
-from harness.cli import main
-from harness.report import SuiteReport, TestRecord
+from harness.cli.check import render_summary
+from harness.cli.main import main
+from harness.plugin.report import SuiteReport, TestRecord
 
 
 def record(nodeid: str, locale: str, guarantee: str, outcome: str) -> TestRecord:

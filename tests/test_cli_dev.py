@@ -12,8 +12,8 @@ import sys
 import httpx
 import pytest
 
-from harness.cli import main
-from harness.paths import PROJECT_ROOT
+from harness.cli.main import main
+from harness.project.paths import PROJECT_ROOT
 
 ONE_LINE_ERROR = re.compile(r"^pling-tutorial: error: [^\n]+\n$")
 
@@ -80,7 +80,7 @@ def run_dev_until_ctrl_c(*args: str) -> tuple[str, dict[str, object], int, str]:
     """
     environ = {k: v for k, v in os.environ.items() if not k.startswith("PLING_MODEL_")}
     process = subprocess.Popen(
-        [sys.executable, "-m", "harness.cli", "dev", "r-15", *args],
+        [sys.executable, "-m", "harness.cli.main", "dev", "r-15", *args],
         cwd=PROJECT_ROOT, env=environ, text=True,
         stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
     )

@@ -12,12 +12,12 @@ import httpx
 import pytest
 from playwright.sync_api import Page
 
-from harness.fake_upstream import FakeUpstream
-from harness.pages import open_page
-from harness.pytest_plugin import pling_root
-from harness.serve import TutorialServer
+from harness.browser.pages import open_page
+from harness.model.fake_upstream import FakeUpstream
+from harness.plugin.plugin import pling_root
+from harness.project.tutorials import load_tutorial
+from harness.server.runner import TutorialServer
 from harness.server.state import INITIAL_WORKSPACE
-from harness.tutorials import load_tutorial
 
 TUTORIAL = "r-15-confirmation-and-human-handoff"
 # One promise for the gateway and the business API (tests/test_server_foreign_requests.py).

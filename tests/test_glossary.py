@@ -8,15 +8,15 @@ from pathlib import Path
 
 import pytest
 
-from harness.glossary import (
+from harness.project.glossary import (
     HARNESS_GLOSSARY_PATH,
     Glossary,
     GlossaryError,
     glossary_for,
     load_glossary,
 )
-from harness.paths import PROJECT_ROOT
-from harness.tutorials import Tutorial, list_tutorials
+from harness.project.paths import PROJECT_ROOT
+from harness.project.tutorials import Tutorial, list_tutorials
 
 
 @pytest.fixture(scope="module")

@@ -13,17 +13,17 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Page, expect
 
-from harness.gallery import GALLERY_FILE_NAME, load_page_states
-from harness.html_report import GALLERY_DIR_NAME, write_html_report
-from harness.paths import PROJECT_ROOT
-from harness.report import GalleryCapture, SuiteReport, TestRecord
-from harness.tutorials import TutorialError, load_tutorial
+from harness.plugin.gallery import GALLERY_FILE_NAME, load_page_states
+from harness.plugin.html_report import GALLERY_DIR_NAME, write_html_report
+from harness.plugin.report import GalleryCapture, SuiteReport, TestRecord
+from harness.project.paths import PROJECT_ROOT
+from harness.project.tutorials import TutorialError, load_tutorial
 
 pytest_plugins = ["pytester"]
 
 BROKEN_PROMISE_CHECK = """
 import pytest
-from harness import guarantees
+from harness.evidence import guarantees
 
 @pytest.mark.guarantee("model-received")
 def test_denied_archive_counted_as_success(tutorial_page, dock, timeline):

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Page, expect
 
-from harness.cli import main
+from harness.cli.main import main
 
 # Real r-15 checks that, between them, meet every state below in each locale.
 SELECTION = " or ".join([

@@ -9,8 +9,8 @@ import pytest
 from harness.model.config import ProviderConfigError, provider_from_environment
 from harness.model.openai_compat import OpenAICompatibleProvider
 from harness.model.scripted import ScriptedModel
-from harness.serve import TutorialServer
-from harness.tutorials import load_tutorial
+from harness.project.tutorials import load_tutorial
+from harness.server.runner import TutorialServer
 
 RULES = load_tutorial("r-15").model_rules_path()
 KEY = "sk-test-never-show-me"

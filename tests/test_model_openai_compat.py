@@ -14,7 +14,7 @@ import httpx
 import pytest
 
 from harness.model.openai_compat import OpenAICompatibleProvider
-from harness.serve import TutorialServer
+from harness.server.runner import TutorialServer
 
 KEY = "sk-test-4f2b9c-secret"
 TIMEOUT_SECONDS = 0.5

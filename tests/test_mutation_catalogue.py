@@ -17,7 +17,7 @@ from harness.mutation.catalogue import (
     materialise,
 )
 from harness.mutation.runner import judge
-from harness.report import SuiteReport, TestRecord
+from harness.plugin.report import SuiteReport, TestRecord
 
 
 def make_tree(root: Path) -> Path:
@@ -66,7 +66,7 @@ def test_materialise_ambiguous_original_raises_stale(tmp_path: Path) -> None:
 
 def test_mutant_outside_system_under_test_is_rejected() -> None:
     with pytest.raises(ValueError, match="relative path under fixtures/"):
-        mutant(file="harness/guarantees.py")
+        mutant(file="harness/evidence/guarantees.py")
 
 
 def test_materialise_server_mutant_changes_the_copied_harness_only(tmp_path: Path) -> None:

@@ -38,7 +38,7 @@ from harness.mutation.generated.stryker import (
     prepare_incremental,
     stryker_config,
 )
-from harness.paths import PROJECT_ROOT
+from harness.project.paths import PROJECT_ROOT
 
 SOURCE = """export function resolvePolicy(decl) {
   if (decl.confirm === false) return "none";

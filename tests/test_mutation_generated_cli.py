@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
-from harness import cli
-from harness.cli import main
+from harness.cli.main import main
+from harness.cli.main import main as cli
 
 
 @pytest.fixture

@@ -15,7 +15,7 @@ from harness.mutation.catalogue import (
 )
 from harness.mutation.render import render_run
 from harness.mutation.runner import SuiteInvocation, collect_guarantees, run_catalogue
-from harness.paths import PROJECT_ROOT
+from harness.project.paths import PROJECT_ROOT
 
 TUTORIAL_ID = "r-15-confirmation-and-human-handoff"
 

@@ -7,13 +7,13 @@ from pathlib import Path
 
 import pytest
 
-from harness.report import SuiteReport
+from harness.plugin.report import SuiteReport
 
 pytest_plugins = ["pytester"]
 
 BROKEN_PROMISE_CHECK = """
 import pytest
-from harness import guarantees
+from harness.evidence import guarantees
 
 @pytest.mark.guarantee("model-received")
 def test_denied_archive_counted_as_success(tutorial_page, dock, timeline):

@@ -5,13 +5,13 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import Page, expect
 
-from harness import guarantees
-from harness.dock import Dock
-from harness.guarantees import GuaranteeViolation
-from harness.model_handle import ModelHandle
-from harness.pages import CLOCK_PAUSED_AT, reload_page
-from harness.serve import TutorialServer
-from harness.timeline import Timeline
+from harness.browser.dock import Dock
+from harness.browser.pages import CLOCK_PAUSED_AT, reload_page
+from harness.evidence import guarantees
+from harness.evidence.guarantees import GuaranteeViolation
+from harness.evidence.timeline import Timeline
+from harness.model.handle import ModelHandle
+from harness.server.runner import TutorialServer
 
 pytestmark = pytest.mark.parametrize("locale", ["en"])
 

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from harness.browser import NO_CHROMIUM_HELP, QUIET_NETWORK_ARGS, ChromiumChoice
-from harness.pytest_overrides import chromium_launch_args
-from harness.report import SuiteReport
+from harness.browser.chromium import NO_CHROMIUM_HELP, QUIET_NETWORK_ARGS, ChromiumChoice
+from harness.plugin.overrides import chromium_launch_args
+from harness.plugin.report import SuiteReport
 
 pytest_plugins = ["pytester"]
 
@@ -154,7 +154,7 @@ def test_launch_args_override_wins_when_pling_loads_before_pytest_playwright(
 ) -> None:
     # -p loads our plugin before any entry point; the override must still win.
     args = _launch_args(pytester, tmp_path / "args.json", "-p", "no:pling",
-                        "-p", "harness.pytest_plugin", "--browser-channel", "chrome")
+                        "-p", "harness.plugin.plugin", "--browser-channel", "chrome")
     assert args["channel"] == "chrome"
     assert list(QUIET_NETWORK_ARGS) == args["args"]
 

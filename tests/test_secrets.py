@@ -11,13 +11,13 @@ from dataclasses import dataclass, field
 import pytest
 from playwright.sync_api import Page, Request, Response, expect
 
-from harness import guarantees
-from harness.dock import Dock
-from harness.fake_upstream import Fail, FakeUpstream, Malformed
-from harness.pytest_plugin import pling_root
-from harness.serve import TutorialServer
-from harness.timeline import Timeline
-from harness.tutorials import TutorialError, load_tutorial
+from harness.browser.dock import Dock
+from harness.evidence import guarantees
+from harness.evidence.timeline import Timeline
+from harness.model.fake_upstream import Fail, FakeUpstream, Malformed
+from harness.plugin.plugin import pling_root
+from harness.project.tutorials import TutorialError, load_tutorial
+from harness.server.runner import TutorialServer
 
 # What a user types, per locale (matched by the tutorial's model rules).
 ASK = {

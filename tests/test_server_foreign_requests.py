@@ -17,8 +17,8 @@ import httpx
 import pytest
 from playwright.sync_api import Browser, BrowserType, Page, expect
 
-from harness.serve import TutorialServer
 from harness.server.log import ServerRecord
+from harness.server.runner import TutorialServer
 
 GUARANTEE = "server-refuses-foreign-requests"
 

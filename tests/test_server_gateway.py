@@ -15,7 +15,7 @@ from harness.model.provider import (
 )
 from harness.model.scripted import ScriptedModel
 from harness.model.wire import AssistantMessage, ChatCompletion, ModelRequest
-from harness.serve import TutorialServer
+from harness.server.runner import TutorialServer
 
 TOOL_NAMES = ["get_workspace", "save_workspace_name", "archive_workspace", "reset_workspace",
               "publish_changes"]

@@ -5,8 +5,8 @@ from __future__ import annotations
 import httpx
 import pytest
 
-from harness.serve import PortInUse, TutorialServer
 from harness.server.log import ServerLog
+from harness.server.runner import PortInUse, TutorialServer
 from harness.server.state import INITIAL_WORKSPACE
 
 pytest_plugins = ["pytester"]

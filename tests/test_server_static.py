@@ -9,8 +9,8 @@ from pathlib import Path
 import httpx
 import pytest
 
-from harness.paths import PROJECT_ROOT
-from harness.serve import TutorialServer
+from harness.project.paths import PROJECT_ROOT
+from harness.server.runner import TutorialServer
 
 R15 = "r-15-confirmation-and-human-handoff"
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import httpx
 import pytest
 
-from harness.serve import TutorialServer
+from harness.server.runner import TutorialServer
 from harness.server.state import INITIAL_WORKSPACE
 
 INITIAL = {"name": "Northwind", "archived": False, "published": False}

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.paths import PROJECT_ROOT
+from harness.project.paths import PROJECT_ROOT
 
 VENV_BIN = Path(sys.executable).parent
 TSC = PROJECT_ROOT / "tools" / "typecheck" / "node_modules" / ".bin" / "tsc"

@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from harness.glossary import CJK_CHARACTER
-from harness.paths import PROJECT_ROOT, TUTORIALS_DIR_NAME
-from harness.tutorial_text import Snippet, TutorialText, parse_tutorial
-from harness.tutorials import Tutorial, list_tutorials
+from harness.project.glossary import CJK_CHARACTER
+from harness.project.paths import PROJECT_ROOT, TUTORIALS_DIR_NAME
+from harness.project.tutorial_text import Snippet, TutorialText, parse_tutorial
+from harness.project.tutorials import Tutorial, list_tutorials
 
 TUTORIALS = list_tutorials()
 # (tutorial id, locale) for every text the tutorials promise.

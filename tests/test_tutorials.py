@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from harness.paths import PROJECT_ROOT
-from harness.tutorials import Tutorial, TutorialError, list_tutorials, load_tutorial
+from harness.project.paths import PROJECT_ROOT
+from harness.project.tutorials import Tutorial, TutorialError, list_tutorials, load_tutorial
 
 R15_ID = "r-15-confirmation-and-human-handoff"
 R15_DEFINITION = json.loads(

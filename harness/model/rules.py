@@ -9,8 +9,8 @@ from typing import Self
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from harness.datafile import load_json_model
 from harness.model.wire import ModelLocale
+from harness.project.datafile import load_json_model
 
 
 class RulesError(Exception):

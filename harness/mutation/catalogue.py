@@ -7,8 +7,8 @@ from pathlib import Path, PurePosixPath
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from harness.datafile import load_json_model
-from harness.paths import FIXTURES_DIR_NAME, TUTORIALS_DIR_NAME
+from harness.project.datafile import load_json_model
+from harness.project.paths import FIXTURES_DIR_NAME, TUTORIALS_DIR_NAME
 
 # The system under test may be mutated: what the fixture server serves, and the server and
 # model gateway themselves. The checks and the harness's assertions never are.

@@ -13,8 +13,8 @@ from pathlib import Path
 from typing import Literal
 
 from harness.mutation.catalogue import Catalogue, Mutant, StaleMutant, check_fresh, materialise
-from harness.paths import PROJECT_ROOT, TUTORIALS_DIR_NAME
-from harness.report import SuiteReport, TestRecord
+from harness.plugin.report import SuiteReport, TestRecord
+from harness.project.paths import PROJECT_ROOT, TUTORIALS_DIR_NAME
 
 Verdict = Literal["killed", "survived", "misattributed", "stale", "broken"]
 

@@ -13,7 +13,8 @@ from starlette.routing import Match, Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from harness.model.provider import ModelProvider
-from harness.paths import FIXTURES_DIR_NAME, RUNTIME_DIR_NAME, TESTBED_DIR_NAME
+from harness.project.paths import FIXTURES_DIR_NAME, RUNTIME_DIR_NAME, TESTBED_DIR_NAME
+from harness.project.tutorials import Tutorial
 from harness.server.bodies import error_response
 from harness.server.business import BusinessApi
 from harness.server.gateway import GATEWAY_PATH, Gateway
@@ -21,7 +22,6 @@ from harness.server.guard import Endpoint, Refuse, guarded
 from harness.server.log import ServerLog
 from harness.server.state import TestbedCalls, WorkspaceState
 from harness.server.static import StaticDirectory, file_response
-from harness.tutorials import Tutorial
 
 STATIC_METHODS = ["GET", "HEAD"]
 ALL_METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]

@@ -18,7 +18,7 @@ from harness.mutation.generated.report import (
     read_report,
 )
 from harness.mutation.generated.stryker import BUILD_DIR, GroupPaths, Toolchain, run_group
-from harness.paths import PROJECT_ROOT
+from harness.project.paths import PROJECT_ROOT
 
 
 def run_generated(*, tutorial_id: str, command: str, groups: Sequence[str] = (),

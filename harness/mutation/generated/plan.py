@@ -17,8 +17,8 @@ from pathlib import Path, PurePosixPath
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from harness.datafile import load_json_model
-from harness.paths import FIXTURES_DIR_NAME, RUNTIME_DIR_NAME
+from harness.project.datafile import load_json_model
+from harness.project.paths import FIXTURES_DIR_NAME, RUNTIME_DIR_NAME
 
 PLANS_DIR = Path(__file__).resolve().parent / "plans"
 # Only the runtime is mutated: what the page runs on, never the harness or the checks.

@@ -18,7 +18,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from harness.datafile import describe_validation_error
+from harness.project.datafile import describe_validation_error
 
 Status = Literal["Killed", "Survived", "NoCoverage", "Timeout", "Ignored", "CompileError",
                  "RuntimeError", "Pending"]

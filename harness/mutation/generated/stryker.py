@@ -31,7 +31,7 @@ from typing import Any
 from harness.mutation.generated import browser_mutant
 from harness.mutation.generated.plan import Group, Plan
 from harness.mutation.generated.report import DETECTED
-from harness.paths import FIXTURES_DIR_NAME, PROJECT_ROOT, TUTORIALS_DIR_NAME
+from harness.project.paths import FIXTURES_DIR_NAME, PROJECT_ROOT, TUTORIALS_DIR_NAME
 
 TOOLS_DIR = PROJECT_ROOT / "tools" / "stryker"
 # Stryker's sandboxes; one folder per group so a finished run deletes only its own.

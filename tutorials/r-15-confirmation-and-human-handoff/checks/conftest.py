@@ -8,7 +8,7 @@ from collections.abc import Callable
 import pytest
 from playwright.sync_api import Page, expect
 
-from harness.serve import TutorialServer
+from harness.server.runner import TutorialServer
 
 # Plain requests a user would type, matched by the scripted model's rules (model-rules.json).
 USER_REQUESTS: dict[str, dict[str, str]] = {

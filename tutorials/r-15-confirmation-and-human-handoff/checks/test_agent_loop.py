@@ -11,14 +11,15 @@ from typing import Any
 import pytest
 from playwright.sync_api import ElementHandle, Page, Route, expect
 
-from harness import guarantees
-from harness.conversation import ToolResultSeen
-from harness.dock import Dock
-from harness.model_handle import ModelHandle, calling, tool_call
-from harness.pages import open_page
-from harness.serve import TutorialServer
+from harness.browser.dock import Dock
+from harness.browser.pages import open_page
+from harness.evidence import guarantees
+from harness.evidence.records import Mark
+from harness.evidence.timeline import Timeline
+from harness.model.conversation import ToolResultSeen
+from harness.model.handle import ModelHandle, calling, tool_call
+from harness.server.runner import TutorialServer
 from harness.server.state import INITIAL_WORKSPACE, PUBLISH_CODE, WorkspaceSnapshot
-from harness.timeline import Mark, Timeline
 
 Say = Callable[[str], str]
 
@@ -92,7 +93,6 @@ def archived_page(page: Page, timeline: Timeline, tutorial_server: TutorialServe
     tutorial_server.state.replace(
         WorkspaceSnapshot(name=INITIAL_WORKSPACE.name, archived=True, published=False))
     open_page(page, tutorial_server.page_url(locale))
-    timeline.mark_ready()
     return page
 
 

@@ -1,7 +1,7 @@
 """Bilingual copy (SPEC §6): zh and en copies in step, every value in its own language and
 using the glossary's terms, a rendered page that speaks only its language in every state the
 dock can be in, and safety notices that mean what their code means (the reviewed glossary,
-`harness/glossary.json`, never the copy's own sentence)."""
+`harness/project/glossary.json`, never the copy's own sentence)."""
 
 from __future__ import annotations
 
@@ -15,18 +15,18 @@ from typing import Any
 import pytest
 from playwright.sync_api import Page, Route, expect
 
-from harness import guarantees
-from harness.dock import Dock
-from harness.glossary import Glossary, glossary_for
+from harness.browser.dock import Dock
+from harness.evidence import guarantees
+from harness.evidence.timeline import Timeline
+from harness.model.handle import ModelHandle
 from harness.model.provider import ProviderUnavailable
-from harness.model_handle import ModelHandle
-from harness.pytest_plugin import pling_root
-from harness.serve import TutorialServer
+from harness.plugin.plugin import pling_root
+from harness.project.glossary import Glossary, glossary_for
+from harness.project.texts import Words, runtime_copy_path
+from harness.project.tutorial_text import load_tutorial_text, tutorial_text_path
+from harness.project.tutorials import Tutorial, load_tutorial
+from harness.server.runner import TutorialServer
 from harness.server.state import INITIAL_NAME
-from harness.texts import Words, runtime_copy_path
-from harness.timeline import Timeline
-from harness.tutorial_text import load_tutorial_text, tutorial_text_path
-from harness.tutorials import Tutorial, load_tutorial
 
 Say = Callable[[str], str]
 OTHER_LOCALE = {"zh": "en", "en": "zh"}

@@ -8,14 +8,15 @@ from collections.abc import Callable
 import pytest
 from playwright.sync_api import Page, expect
 
-from harness import guarantees
-from harness.dock import FORGE_ROUTES, Dock, ForgeRoute
-from harness.guarantees import GuaranteeViolation
-from harness.model_handle import ModelHandle
-from harness.pages import open_page, reload_page
-from harness.serve import TutorialServer
+from harness.browser.dock import FORGE_ROUTES, Dock, ForgeRoute
+from harness.browser.pages import open_page, reload_page
+from harness.evidence import guarantees
+from harness.evidence.guarantees import GuaranteeViolation
+from harness.evidence.records import Mark
+from harness.evidence.timeline import Timeline
+from harness.model.handle import ModelHandle
+from harness.server.runner import TutorialServer
 from harness.server.state import INITIAL_WORKSPACE, WorkspaceSnapshot
-from harness.timeline import Mark, Timeline
 
 Say = Callable[[str], str]
 
@@ -55,7 +56,6 @@ def changed_page(page: Page, timeline: Timeline, tutorial_server: TutorialServer
     workspace, so that a reset that should not happen would be seen."""
     tutorial_server.state.replace(CHANGED_WORKSPACE)
     open_page(page, tutorial_server.page_url(locale))
-    timeline.mark_ready()
     return page
 
 
@@ -161,7 +161,7 @@ def test_always_allow_ends_with_a_page_reload(
     dock.approve_always()
     assert tutorial_server.state.snapshot().name == FIRST_NAME
 
-    reload_page(tutorial_page, timeline)
+    reload_page(tutorial_page)
     after_reload = timeline.mark()
     dock.ask(rename(locale, SECOND_NAME))
 

@@ -10,13 +10,13 @@ from collections.abc import Callable
 import pytest
 from playwright.sync_api import Page, expect
 
-from harness import guarantees
-from harness.dock import Dock
-from harness.model_handle import ModelHandle
-from harness.serve import TutorialServer
+from harness.browser.dock import Dock
+from harness.evidence import guarantees
+from harness.evidence.timeline import Timeline
+from harness.model.handle import ModelHandle
+from harness.project.texts import Words
+from harness.server.runner import TutorialServer
 from harness.server.state import INITIAL_WORKSPACE, PUBLISH_CODE
-from harness.texts import Words
-from harness.timeline import Timeline
 
 Say = Callable[[str], str]
 # The name the "save" request (checks/conftest.py) asks for.

@@ -1,7 +1,7 @@
 """A failing model provider and a failing business API, seen from the page: a clear localised
 error, nothing run or changed, no silent retry, and the next request works.
 
-The server here talks to a real OpenAI-compatible upstream over HTTP (harness.fake_upstream),
+The server here talks to a real OpenAI-compatible upstream over HTTP (harness.model.fake_upstream),
 started by the test on 127.0.0.1; when no fault is queued it answers like the scripted model.
 """
 
@@ -16,16 +16,24 @@ from collections.abc import Callable, Iterator
 import pytest
 from playwright.sync_api import Page, expect
 
-from harness import guarantees
-from harness.dock import Dock
-from harness.fake_upstream import Answer, Behaviour, Fail, FakeUpstream, HangUp, Malformed, Stall
-from harness.model_handle import ModelHandle
-from harness.pytest_plugin import pling_root
-from harness.serve import TutorialServer
+from harness.browser.dock import Dock
+from harness.evidence import guarantees
+from harness.evidence.timeline import Timeline
+from harness.model.fake_upstream import (
+    Answer,
+    Behaviour,
+    Fail,
+    FakeUpstream,
+    HangUp,
+    Malformed,
+    Stall,
+)
+from harness.model.handle import ModelHandle
+from harness.plugin.plugin import pling_root
+from harness.project.texts import Words
+from harness.project.tutorials import TutorialError, load_tutorial
+from harness.server.runner import TutorialServer
 from harness.server.state import INITIAL_WORKSPACE
-from harness.texts import Words
-from harness.timeline import Timeline
-from harness.tutorials import TutorialError, load_tutorial
 
 Say = Callable[[str], str]
 

@@ -56,11 +56,11 @@ from typing import Any
 import pytest
 from playwright.sync_api import Page, expect
 
-from harness import guarantees
-from harness.dock import Dock
-from harness.model_handle import ModelHandle, calling, tool_call
-from harness.serve import TutorialServer
-from harness.timeline import Timeline
+from harness.browser.dock import Dock
+from harness.evidence import guarantees
+from harness.evidence.timeline import Timeline
+from harness.model.handle import ModelHandle, calling, tool_call
+from harness.server.runner import TutorialServer
 
 ACTION = "guarded_save"
 BUTTON = f"[data-testid='testbed-action-{ACTION}']"

@@ -14,13 +14,14 @@ from typing import TYPE_CHECKING
 import pytest
 from playwright.sync_api import APIResponse, Page, Route, expect
 
-from harness import guarantees
-from harness.dock import Dock
-from harness.model_handle import ModelHandle
-from harness.serve import TutorialServer
+from harness.browser.dock import Dock
+from harness.evidence import guarantees
+from harness.evidence.records import Mark
+from harness.evidence.timeline import Timeline
+from harness.model.handle import ModelHandle
+from harness.project.texts import Words
+from harness.server.runner import TutorialServer
 from harness.server.state import PUBLISH_CODE
-from harness.texts import Words
-from harness.timeline import Mark, Timeline
 
 if TYPE_CHECKING:  # the checks' conftest.py; pytest imports it, tests only name its types
     from conftest import Workspace

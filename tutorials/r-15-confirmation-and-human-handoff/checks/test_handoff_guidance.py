@@ -9,12 +9,12 @@ from typing import TYPE_CHECKING
 import pytest
 from playwright.sync_api import FloatRect, Page, ViewportSize, expect
 
-from harness import guarantees
-from harness.dock import Dock
-from harness.serve import TutorialServer
+from harness.browser.dock import Dock
+from harness.evidence import guarantees
+from harness.evidence.timeline import Timeline
+from harness.project.texts import Words
+from harness.server.runner import TutorialServer
 from harness.server.state import PUBLISH_CODE
-from harness.texts import Words
-from harness.timeline import Timeline
 
 if TYPE_CHECKING:  # the checks' conftest.py; pytest imports it, tests only name its types
     from conftest import Workspace

@@ -9,13 +9,13 @@ from typing import TYPE_CHECKING
 import pytest
 from playwright.sync_api import Page, expect
 
-from harness import guarantees
-from harness.dock import Dock
-from harness.pages import open_page
-from harness.serve import TutorialServer
+from harness.browser.dock import Dock
+from harness.browser.pages import open_page
+from harness.evidence import guarantees
+from harness.evidence.timeline import Timeline
+from harness.project.texts import Words
+from harness.server.runner import TutorialServer
 from harness.server.state import INITIAL_WORKSPACE, PUBLISH_CODE, WorkspaceSnapshot
-from harness.texts import Words
-from harness.timeline import Timeline
 
 if TYPE_CHECKING:  # the checks' conftest.py; pytest imports it, tests only name its types
     from conftest import Workspace
@@ -55,7 +55,6 @@ def changed_page(page: Page, timeline: Timeline, tutorial_server: TutorialServer
     """The r-15 page opened on CHANGED_EVERYWHERE: renamed, archived and published."""
     tutorial_server.state.replace(CHANGED_EVERYWHERE)
     open_page(page, tutorial_server.page_url(locale))
-    timeline.mark_ready()
     return page
 
 

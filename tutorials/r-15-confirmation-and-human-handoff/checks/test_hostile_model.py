@@ -15,15 +15,16 @@ from typing import Any
 import pytest
 from playwright.sync_api import Locator, Page, expect
 
-from harness import guarantees
-from harness.conversation import ToolResultSeen
-from harness.dock import Dock
-from harness.model_handle import ModelHandle, calling, tool_call
-from harness.pages import open_page
-from harness.serve import TutorialServer
+from harness.browser.dock import Dock
+from harness.browser.pages import open_page
+from harness.evidence import guarantees
+from harness.evidence.records import Mark
+from harness.evidence.timeline import Timeline
+from harness.model.conversation import ToolResultSeen
+from harness.model.handle import ModelHandle, calling, tool_call
+from harness.project.texts import Words
+from harness.server.runner import TutorialServer
 from harness.server.state import INITIAL_WORKSPACE, WorkspaceSnapshot
-from harness.texts import Words
-from harness.timeline import Mark, Timeline
 
 Say = Callable[[str], str]
 
@@ -160,7 +161,6 @@ def archived_page(page: Page, timeline: Timeline, tutorial_server: TutorialServe
     """The r-15 page on an archived workspace: its Archive button is disabled."""
     tutorial_server.state.replace(ARCHIVED)
     open_page(page, tutorial_server.page_url(locale))
-    timeline.mark_ready()
     return page
 
 

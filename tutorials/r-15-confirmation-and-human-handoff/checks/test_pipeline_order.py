@@ -12,13 +12,14 @@ from typing import Any
 import pytest
 from playwright.sync_api import Page, expect
 
-from harness import guarantees
-from harness.dock import Dock
-from harness.model_handle import ModelHandle
-from harness.pages import open_page
-from harness.serve import TutorialServer
+from harness.browser.dock import Dock
+from harness.browser.pages import open_page
+from harness.evidence import guarantees
+from harness.evidence.records import Mark
+from harness.evidence.timeline import Timeline
+from harness.model.handle import ModelHandle
+from harness.server.runner import TutorialServer
 from harness.server.state import INITIAL_WORKSPACE, WorkspaceSnapshot
-from harness.timeline import Mark, Timeline
 
 GUARANTEE = "rejected-before-prompt"
 # What the user types; a `when_user` rule turns it into the call under test.
@@ -116,7 +117,6 @@ def test_r15_unavailable_action_rejected_before_any_prompt(
 ) -> None:
     tutorial_server.state.replace(workspace)
     open_page(page, tutorial_server.page_url(locale))
-    timeline.mark_ready()
     expect(page.locator(f"[data-pling-target='{action}']")).to_be_disabled()
     model.when_user(GO_AHEAD_PATTERN, action, arguments)
     start = timeline.mark()

@@ -14,12 +14,13 @@ from typing import Any
 import pytest
 from playwright.sync_api import Page
 
-from harness import guarantees
-from harness.dock import Dock
-from harness.guarantees import GuaranteeViolation
-from harness.model_handle import ModelHandle
-from harness.serve import TutorialServer
-from harness.timeline import Mark, Timeline
+from harness.browser.dock import Dock
+from harness.evidence import guarantees
+from harness.evidence.guarantees import GuaranteeViolation
+from harness.evidence.records import Mark
+from harness.evidence.timeline import Timeline
+from harness.model.handle import ModelHandle
+from harness.server.runner import TutorialServer
 
 Say = Callable[[str], str]
 GUARANTEE = "policy-table"

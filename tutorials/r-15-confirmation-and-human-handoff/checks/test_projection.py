@@ -13,14 +13,14 @@ from typing import Any
 import pytest
 from playwright.sync_api import Page
 
-from harness import guarantees
-from harness.dock import Dock
-from harness.guarantees import GuaranteeViolation
-from harness.model_handle import ModelHandle
-from harness.pages import open_page
-from harness.serve import TutorialServer
+from harness.browser.dock import Dock
+from harness.browser.pages import open_page
+from harness.evidence import guarantees
+from harness.evidence.guarantees import GuaranteeViolation
+from harness.evidence.timeline import Timeline
+from harness.model.handle import ModelHandle
+from harness.server.runner import TutorialServer
 from harness.server.state import INITIAL_WORKSPACE
-from harness.timeline import Timeline
 
 GUARANTEE = "projection-complete"
 # What the user types; a `when_user` rule turns it into the call under test.
@@ -150,7 +150,6 @@ def test_r15_projection_keeps_actions_whose_buttons_are_disabled(
     tutorial_server.state.replace(INITIAL_WORKSPACE.model_copy(
         update={"archived": True, "published": True}))
     open_page(page, tutorial_server.page_url(locale))
-    timeline.mark_ready()
     for testid in ("workspace-archive", "workspace-publish"):
         if page.get_by_test_id(testid).is_enabled():
             raise GuaranteeViolation(GUARANTEE, f"{testid} should be disabled on an archived, "

@@ -4,14 +4,12 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal
 
-from harness import conversation
-from harness.probe import BusinessView, PageEvent, is_model_path
+from harness.evidence.probe import BusinessView, PageEvent, is_model_path
+from harness.evidence.records import BrowserRequest
+from harness.model import conversation
 from harness.server.log import ServerRecord
-
-if TYPE_CHECKING:
-    from harness.timeline import BrowserRequest
 
 # Long texts (model replies, bodies) are cut so each entry stays on one readable line.
 MAX_TEXT = 90

@@ -21,8 +21,8 @@ import xml.etree.ElementTree as ET
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
-from harness.gallery import state_order
-from harness.report import GalleryCapture, Outcome, SuiteReport, TestRecord
+from harness.plugin.gallery import state_order
+from harness.plugin.report import GalleryCapture, Outcome, SuiteReport, TestRecord
 
 REPORT_FILE_NAME = "index.html"
 GALLERY_DIR_NAME = "gallery"

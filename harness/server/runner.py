@@ -16,11 +16,11 @@ import uvicorn
 from harness.model.config import provider_from_environment
 from harness.model.provider import ModelProvider
 from harness.model.scripted import ScriptedModel
-from harness.paths import PROJECT_ROOT
+from harness.project.paths import PROJECT_ROOT
+from harness.project.tutorials import Tutorial, load_tutorial
 from harness.server.app import create_app
 from harness.server.log import ServerLog
 from harness.server.state import TestbedCalls, WorkspaceState
-from harness.tutorials import Tutorial, load_tutorial
 
 STARTUP_TIMEOUT_SECONDS = 10.0
 # Long enough for an in-flight reply to finish, short enough that a stuck upstream

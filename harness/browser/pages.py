@@ -13,12 +13,10 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-from typing import TYPE_CHECKING
+import weakref
+from collections.abc import Callable
 
 from playwright.sync_api import Page, expect
-
-if TYPE_CHECKING:
-    from harness.timeline import Timeline
 
 # A fixed, unremarkable instant: Monday 6 January 2025, 09:00 UTC.
 CLOCK_START = dt.datetime(2025, 1, 6, 9, 0, tzinfo=dt.UTC)
@@ -29,6 +27,14 @@ READY_TIMEOUT_MS = 15_000
 STATUS_TESTID = "workspace-status"
 TESTBED_TESTID = "testbed"
 _ANY_VALUE = re.compile(r".+")
+_READY_LISTENERS: weakref.WeakKeyDictionary[Page, list[Callable[[], None]]] = (
+    weakref.WeakKeyDictionary())
+
+
+def when_ready(page: Page, listener: Callable[[], None]) -> None:
+    """Call `listener` each time `wait_until_ready` finds `page` ready: after the first load
+    and after every reload, whoever reloads (the timeline moves its ready mark this way)."""
+    _READY_LISTENERS.setdefault(page, []).append(listener)
 
 
 def open_page(page: Page, url: str) -> Page:
@@ -40,16 +46,14 @@ def open_page(page: Page, url: str) -> Page:
     return page
 
 
-def reload_page(page: Page, timeline: Timeline | None = None) -> Page:
+def reload_page(page: Page) -> Page:
     """Reload (a new dock session, so session grants are gone) and wait until ready.
 
-    With `timeline`, its ready mark moves here, so guarantees called without `since` do
-    not count the reload's own loading as a side effect.
+    A timeline attached to the page moves its ready mark here, so guarantees called without
+    `since` do not count the reload's own loading as a side effect.
     """
     page.reload()
     wait_until_ready(page)
-    if timeline is not None:
-        timeline.mark_ready()
     return page
 
 
@@ -62,6 +66,8 @@ def wait_until_ready(page: Page) -> None:
     testbed = page.get_by_test_id(TESTBED_TESTID)
     if testbed.count():
         expect(testbed).to_have_attribute("data-ready", "true", timeout=READY_TIMEOUT_MS)
+    for listener in _READY_LISTENERS.get(page, []):
+        listener()
 
 
 def testbed_url(server_url: str, locale: str) -> str:

@@ -1,7 +1,7 @@
 """Overrides of pytest-playwright fixtures; the pling plugin registers this module last.
 
 pytest picks among same-named fixtures of (non-conftest) plugins by registration order,
-and the order of entry points is not reliable, so `harness.pytest_plugin` registers this
+and the order of entry points is not reliable, so `harness.plugin.plugin` registers this
 module from `pytest_configure`, after every entry point is loaded. That makes the
 fixtures below override pytest-playwright's, and lets each one request the original
 (same name) to keep what pytest-playwright derived from its flags.
@@ -16,8 +16,13 @@ from typing import Any
 import pytest
 from playwright.sync_api import BrowserType
 
-from harness.browser import NO_CHROMIUM_HELP, QUIET_NETWORK_ARGS, ChromiumChoice, ChromiumNotFound
-from harness.browser import find_chromium as default_find_chromium
+from harness.browser.chromium import (
+    NO_CHROMIUM_HELP,
+    QUIET_NETWORK_ARGS,
+    ChromiumChoice,
+    ChromiumNotFound,
+)
+from harness.browser.chromium import find_chromium as default_find_chromium
 
 
 def chromium_launch_args(

@@ -1,6 +1,6 @@
 """The reviewed words copy is held to: what each notice must say, the zh ↔ en terms, and names.
 
-Two files in one format (`Glossary`): the harness's own `harness/glossary.json` (the
+Two files in one format (`Glossary`): the harness's own `harness/project/glossary.json` (the
 framework's words: what a notice of each result code means, and the framework's terms such
 as 人工接力 / human handoff) and, optionally, a tutorial's `tutorials/<id>/glossary.json`
 (its page's terms and the product names it shows). `glossary_for(root, tutorial)` merges
@@ -21,8 +21,8 @@ from typing import Literal, Self
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from harness.datafile import load_json_model
-from harness.tutorials import Tutorial
+from harness.project.datafile import load_json_model
+from harness.project.tutorials import Tutorial
 
 GlossaryLocale = Literal["zh", "en"]
 GLOSSARY_FILE_NAME = "glossary.json"

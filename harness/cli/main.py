@@ -10,7 +10,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TypeAlias
 
-from harness.check import run_check
+from harness.cli.check import run_check
 from harness.model.config import ProviderConfigError
 from harness.mutation.catalogue import CatalogueError, catalogue_path, load_catalogue
 from harness.mutation.generated.command import run_generated
@@ -19,8 +19,8 @@ from harness.mutation.generated.report import ReportError
 from harness.mutation.generated.stryker import ToolchainError
 from harness.mutation.render import render_result_line, render_run
 from harness.mutation.runner import SuiteInvocation, collect_guarantees, run_catalogue
-from harness.serve import PortInUse, ServerStartError, TutorialServer
-from harness.tutorials import Tutorial, TutorialError, list_tutorials, load_tutorial
+from harness.project.tutorials import Tutorial, TutorialError, list_tutorials, load_tutorial
+from harness.server.runner import PortInUse, ServerStartError, TutorialServer
 
 PROGRAM = "pling-tutorial"
 # Exit code for a usage problem the user can fix (same as argparse's).

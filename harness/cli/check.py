@@ -8,8 +8,8 @@ import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
-from harness.paths import PROJECT_ROOT, TUTORIALS_DIR_NAME
-from harness.report import Outcome, SuiteReport
+from harness.plugin.report import Outcome, SuiteReport
+from harness.project.paths import PROJECT_ROOT, TUTORIALS_DIR_NAME
 
 OUTCOME_LABEL: dict[Outcome, str] = {
     "passed": "pass",

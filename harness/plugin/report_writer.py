@@ -17,8 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from harness.html_report import GALLERY_DIR_NAME, REPORT_FILE_NAME, write_html_report
-from harness.report import GalleryCapture, Outcome, ReportExtras, SuiteReport, TestRecord
+from harness.plugin.html_report import GALLERY_DIR_NAME, REPORT_FILE_NAME, write_html_report
+from harness.plugin.report import GalleryCapture, Outcome, ReportExtras, SuiteReport, TestRecord
 
 LOCALE_PROPERTY = "pling_locale"
 GUARANTEE_PROPERTY = "pling_guarantee"

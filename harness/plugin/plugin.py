@@ -21,7 +21,7 @@ test module; `model`, `timeline` and the page fixtures follow it.
 Options: --pling-root DIR (what the server serves), --pling-locale zh|en (run one
 locale), --pling-report PATH (JSON: each test's locale, guarantees, outcome, failure),
 --pling-html DIR (an HTML report with the guarantee table, each failure's timeline and
-trace, and a gallery of what the user saw in each locale; see `harness/html_report.py`).
+trace, and a gallery of what the user saw in each locale; see `harness/plugin/html_report.py`).
 The `guarantee(name)` marker names the promise a test proves, for the summary of
 `pling-tutorial check` and for the mutation report.
 """
@@ -36,15 +36,16 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Page
 
-from harness import pytest_overrides
-from harness.dock import Dock
-from harness.gallery import Gallery, load_page_states
-from harness.guarantees import GuaranteeViolation
-from harness.html_report import GALLERY_DIR_NAME
-from harness.model_handle import ModelHandle
-from harness.pages import open_page, testbed_url
-from harness.paths import FIXTURES_DIR_NAME, PROJECT_ROOT, TUTORIALS_DIR_NAME
-from harness.plugin_report import (
+from harness.browser.dock import Dock
+from harness.browser.pages import open_page, testbed_url
+from harness.evidence.guarantees import GuaranteeViolation
+from harness.evidence.timeline import Timeline
+from harness.model.handle import ModelHandle
+from harness.plugin import overrides as pytest_overrides
+from harness.plugin.gallery import Gallery, load_page_states
+from harness.plugin.html_report import GALLERY_DIR_NAME
+from harness.plugin.report import ReportExtras
+from harness.plugin.report_writer import (
     GUARANTEE_PROPERTY,
     LOCALE_PROPERTY,
     ReportWriter,
@@ -53,11 +54,10 @@ from harness.plugin_report import (
     guarantees_of,
     locale_of,
 )
-from harness.report import ReportExtras
-from harness.serve import ServerShutdown, TutorialServer
-from harness.texts import page_copy
-from harness.timeline import Timeline
-from harness.tutorials import TutorialError
+from harness.project.paths import FIXTURES_DIR_NAME, PROJECT_ROOT, TUTORIALS_DIR_NAME
+from harness.project.texts import page_copy
+from harness.project.tutorials import TutorialError
+from harness.server.runner import ServerShutdown, TutorialServer
 
 DEFAULT_TUTORIAL_ID = "r-15-confirmation-and-human-handoff"
 LOCALES = ("zh", "en")
@@ -312,10 +312,9 @@ def tutorial_page(page: Page, timeline: Timeline, tutorial_server: TutorialServe
                   locale: str, gallery: Gallery, request: pytest.FixtureRequest) -> Page:
     """pytest-playwright's `page`, opened on the tutorial in `locale` with the timeline's
     probe installed and the clock paused (move it with ``page.clock.fast_forward``).
-    Reload with ``harness.pages.reload_page(page, timeline)``. With --pling-html, the
-    gallery watches it."""
+    Reload with ``harness.reload_page(page)``; the timeline's ready mark follows. With
+    --pling-html, the gallery watches it."""
     open_page(page, tutorial_server.page_url(locale))
-    timeline.mark_ready()
     if gallery.enabled:
         server = tutorial_server
         try:
@@ -333,7 +332,6 @@ def testbed_page(page: Page, timeline: Timeline, tutorial_server: TutorialServer
     """Like `tutorial_page`, on the bare testbed page (`/testbed/`), where a test declares
     any action it needs with ``page.evaluate``."""
     open_page(page, testbed_url(tutorial_server.url, locale))
-    timeline.mark_ready()
     return page
 
 

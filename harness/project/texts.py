@@ -3,7 +3,8 @@
 Prefer meaning over wording. A check that compares a notice with the copy file's sentence
 passes whatever that sentence says (it agrees with itself) and fails a page whose copy
 says the same thing in other words. So a notice is checked against the glossary
-(`harness/glossary.json`, plus the tutorial's own `glossary.json`; see `harness.glossary`):
+(`harness/project/glossary.json`, plus the tutorial's own `glossary.json`; see
+`harness.project.glossary`):
 
     words = Words(tutorial_server.root, tutorial_server.tutorial, locale)
     notice = dock.messages("notice").last
@@ -31,9 +32,9 @@ import json
 import re
 from pathlib import Path
 
-from harness.glossary import Glossary, glossary_for
-from harness.paths import FIXTURES_DIR_NAME, RUNTIME_DIR_NAME
-from harness.tutorials import Tutorial
+from harness.project.glossary import Glossary, glossary_for
+from harness.project.paths import FIXTURES_DIR_NAME, RUNTIME_DIR_NAME
+from harness.project.tutorials import Tutorial
 
 _PLACEHOLDER = re.compile(r"\{(\w+)\}")
 

@@ -27,9 +27,9 @@ from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import Locator, Page
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from harness.datafile import load_json_model
-from harness.report import GalleryCapture
-from harness.tutorials import Tutorial, TutorialError
+from harness.plugin.report import GalleryCapture
+from harness.project.datafile import load_json_model
+from harness.project.tutorials import Tutorial, TutorialError
 
 GALLERY_FILE_NAME = "gallery.json"
 APPROVAL_POLICIES = ("ask", "ask-always")

@@ -29,12 +29,13 @@ from collections.abc import Sequence
 
 from playwright.sync_api import Page, expect
 
-from harness import conversation
-from harness.conversation import ToolResultSeen
-from harness.dock import Dock
-from harness.probe import is_business_path, is_model_path
-from harness.texts import Words
-from harness.timeline import Mark, Timeline
+from harness.browser.dock import Dock
+from harness.evidence.probe import is_business_path, is_model_path
+from harness.evidence.records import Mark
+from harness.evidence.timeline import Timeline
+from harness.model import conversation
+from harness.model.conversation import ToolResultSeen
+from harness.project.texts import Words
 
 # How long a DOM-reading guarantee waits for the UI it inspects to be on screen.
 UI_TIMEOUT_MS = 5_000

@@ -6,7 +6,7 @@ import re
 from collections.abc import Mapping
 from typing import Any, cast, get_args
 
-from harness import conversation
+from harness.model import conversation
 from harness.model.provider import ProviderError
 from harness.model.scripted import ScriptedModel
 from harness.model.wire import ModelLocale, ModelRequest

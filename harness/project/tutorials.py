@@ -7,8 +7,8 @@ from typing import Annotated, Self
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from harness.datafile import load_json_model
-from harness.paths import FIXTURES_DIR_NAME, PROJECT_ROOT, TUTORIALS_DIR_NAME
+from harness.project.datafile import load_json_model
+from harness.project.paths import FIXTURES_DIR_NAME, PROJECT_ROOT, TUTORIALS_DIR_NAME
 
 TUTORIAL_FILE_NAME = "tutorial.json"
 COPY_DIR_NAME = "copy"

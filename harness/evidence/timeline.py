@@ -39,8 +39,8 @@ from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import Page, Request, Response
 from pydantic import ValidationError
 
-from harness import conversation
-from harness.probe import (
+from harness.browser.pages import when_ready
+from harness.evidence.probe import (
     BINDING_NAME,
     PROBE_SCRIPT,
     READ_CURRENT_LOG,
@@ -54,50 +54,11 @@ from harness.probe import (
     is_model_path,
     parse_page_event,
 )
+from harness.evidence.records import BrowserRequest, Mark, Source, TimelineEntry
+from harness.evidence.render import describe_browser, describe_page_event, describe_server
+from harness.model import conversation
 from harness.server.log import ServerLog, ServerRecord
-from harness.server.state import WorkspaceSnapshot, WorkspaceState
-from harness.timeline_text import describe_browser, describe_page_event, describe_server
-
-Source = Literal["page", "browser", "server", "runtime"]
-
-
-@dataclass(frozen=True, kw_only=True)
-class TimelineEntry:
-    """One line of the timeline: which source saw it, when (seq, from 1), and what."""
-
-    seq: int
-    source: Source
-    description: str
-
-    def render(self) -> str:
-        return f"{self.seq:4d}  {self.source:<8} {self.description}"
-
-
-@dataclass(kw_only=True)
-class BrowserRequest:
-    """A request as Playwright saw the browser send it; status filled in on the response."""
-
-    index: int
-    method: str
-    path: str
-    body: str | None
-    status: int | None = None
-    failure: str | None = None
-
-    @property
-    def is_business(self) -> bool:
-        return is_business_path(self.method, self.path)
-
-
-@dataclass(frozen=True, kw_only=True)
-class Mark:
-    """A point in the timeline; queries take `since=mark` to look only at what came after."""
-
-    page: int
-    server_seq: int
-    browser: int
-    workspace: WorkspaceSnapshot | None
-    page_state: BusinessView | None
+from harness.server.state import WorkspaceState
 
 
 @dataclass(frozen=True)
@@ -140,6 +101,7 @@ class Timeline:
         page.on("request", self._on_request)
         page.on("response", self._on_response)
         page.on("requestfailed", self._on_request_failed)
+        when_ready(page, self.mark_ready)
 
     def sync(self) -> None:
         """Pull in what the sources have now (the binding may still have entries in flight)."""
@@ -209,7 +171,9 @@ class Timeline:
         )
 
     def mark_ready(self) -> Mark:
-        """Mark the moment the page is ready (set by the page fixtures after loading)."""
+        """Mark the moment the page is ready. Called by `harness.browser.pages` each time it
+        finds the attached page ready (first load, reloads); call it yourself only for a page
+        you wait on some other way."""
         self.ready_mark = self.mark()
         return self.ready_mark
 

@@ -35,8 +35,8 @@ from harness.model.config import (
 )
 from harness.model.scripted import ScriptedModel
 from harness.model.wire import ModelRequest
-from harness.paths import PROJECT_ROOT
-from harness.tutorials import Tutorial
+from harness.project.paths import PROJECT_ROOT
+from harness.project.tutorials import Tutorial
 
 FAKE_MODEL_NAME = "fake-upstream"
 # Longest a stalled reply waits for its release, so a test that forgets it cannot hang.

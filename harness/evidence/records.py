@@ -1,0 +1,51 @@
+"""What the timeline records, apart from the timeline that collects it: one entry, one
+request the browser sent, and a mark (a point in the timeline)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from harness.evidence.probe import BusinessView, is_business_path
+from harness.server.state import WorkspaceSnapshot
+
+Source = Literal["page", "browser", "server", "runtime"]
+
+
+@dataclass(frozen=True, kw_only=True)
+class TimelineEntry:
+    """One line of the timeline: which source saw it, when (seq, from 1), and what."""
+
+    seq: int
+    source: Source
+    description: str
+
+    def render(self) -> str:
+        return f"{self.seq:4d}  {self.source:<8} {self.description}"
+
+
+@dataclass(kw_only=True)
+class BrowserRequest:
+    """A request as Playwright saw the browser send it; status filled in on the response."""
+
+    index: int
+    method: str
+    path: str
+    body: str | None
+    status: int | None = None
+    failure: str | None = None
+
+    @property
+    def is_business(self) -> bool:
+        return is_business_path(self.method, self.path)
+
+
+@dataclass(frozen=True, kw_only=True)
+class Mark:
+    """A point in the timeline; queries take `since=mark` to look only at what came after."""
+
+    page: int
+    server_seq: int
+    browser: int
+    workspace: WorkspaceSnapshot | None
+    page_state: BusinessView | None

@@ -1,0 +1,96 @@
+"""The package's layers depend one way, and no modules import each other in a circle.
+
+The folder tree is the architecture (README): project files → model → server → browser →
+evidence → plugin → mutation → cli. A module may import its own layer or one below it,
+type-only imports included; `harness/__init__.py` (the check author's API) sits on top.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+from harness.project.paths import PROJECT_ROOT
+
+PACKAGE = PROJECT_ROOT / "harness"
+LAYERS = ("project", "model", "server", "browser", "evidence", "plugin", "mutation", "cli")
+
+
+def module_name(path: Path) -> str:
+    parts = path.relative_to(PROJECT_ROOT).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def layer_of(module: str) -> int:
+    parts = module.split(".")
+    if len(parts) == 1:
+        return len(LAYERS)  # the package itself: the public API on top
+    return LAYERS.index(parts[1])
+
+
+MODULE_FILES = {module_name(path): path for path in sorted(PACKAGE.rglob("*.py"))}
+
+
+def harness_imports(path: Path) -> set[str]:
+    """Every harness module `path` imports, anywhere in the file (type-only ones too)."""
+    imported: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            imported.update(alias.name for alias in node.names if alias.name.startswith("harness"))
+        elif isinstance(node, ast.ImportFrom) and (node.module or "").startswith("harness"):
+            module = node.module or ""
+            for alias in node.names:  # `from harness.model import conversation` names a module
+                candidate = f"{module}.{alias.name}"
+                imported.add(candidate if candidate in MODULE_FILES else module)
+    return imported
+
+
+MODULES = MODULE_FILES
+GRAPH = {name: harness_imports(path) for name, path in MODULES.items()}
+
+
+def test_every_subpackage_is_a_known_layer() -> None:
+    packages = {path.name for path in PACKAGE.iterdir()
+                if path.is_dir() and (path / "__init__.py").exists()}
+
+    assert packages == set(LAYERS), "a new folder under harness/ needs its place in LAYERS"
+
+
+@pytest.mark.parametrize("module", sorted(MODULES))
+def test_module_imports_only_its_own_layer_or_below(module: str) -> None:
+    upward = sorted(imported for imported in GRAPH[module]
+                    if imported in MODULES and layer_of(imported) > layer_of(module))
+
+    assert not upward, (f"{module} ({LAYERS[layer_of(module)]}) imports from a layer above it: "
+                        f"{upward}")
+
+
+def test_no_import_cycles() -> None:
+    visiting: list[str] = []
+    done: set[str] = set()
+    cycles: list[list[str]] = []
+
+    def visit(module: str) -> None:
+        if module in done:
+            return
+        if module in visiting:
+            cycles.append([*visiting[visiting.index(module):], module])
+            return
+        visiting.append(module)
+        for imported in sorted(GRAPH.get(module, set())):
+            # A package's __init__ importing its own modules is how it re-exports them.
+            if imported in MODULES and not module_is_parent(module, imported):
+                visit(imported)
+        visiting.pop()
+        done.add(module)
+
+    for module in MODULES:
+        visit(module)
+
+    assert not cycles, "import cycles: " + "; ".join(" → ".join(c) for c in cycles)
+
+
+def module_is_parent(package: str, module: str) -> bool:
+    return MODULES[package].name == "__init__.py" and module.startswith(package + ".")
