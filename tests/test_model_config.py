@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from harness.model.config import ProviderConfigError, provider_from_environment
-from harness.model.openai_compat import OpenAICompatibleProvider
-from harness.model.scripted import ScriptedModel
 from harness.project.tutorials import load_tutorial
+from harness.server.model.config import ProviderConfigError, provider_from_environment
+from harness.server.model.openai_compat import OpenAICompatibleProvider
+from harness.server.model.scripted import ScriptedModel
 from harness.server.runner import TutorialServer
 
 RULES = load_tutorial("r-15").model_rules_path()

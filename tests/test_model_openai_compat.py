@@ -13,7 +13,7 @@ from typing import Any
 import httpx
 import pytest
 
-from harness.model.openai_compat import OpenAICompatibleProvider
+from harness.server.model.openai_compat import OpenAICompatibleProvider
 from harness.server.runner import TutorialServer
 
 KEY = "sk-test-4f2b9c-secret"

@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from harness.model.rules import RulesError, load_rules
 from harness.project.tutorials import load_tutorial
+from harness.server.model.rules import RulesError, load_rules
 
 RULES_PATH = load_tutorial("r-15").model_rules_path()
 RULES: dict[str, Any] = json.loads(RULES_PATH.read_text(encoding="utf-8"))

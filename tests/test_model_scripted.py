@@ -7,10 +7,10 @@ from typing import Any
 
 import pytest
 
-from harness.model.provider import ProviderBadReply, ProviderTimeout
-from harness.model.scripted import ScriptedModel, clean_capture
-from harness.model.wire import AssistantMessage, ModelRequest, ToolCall
 from harness.project.tutorials import load_tutorial
+from harness.server.model.provider import ProviderBadReply, ProviderTimeout
+from harness.server.model.scripted import ScriptedModel, clean_capture
+from harness.server.model.wire import AssistantMessage, ModelRequest, ToolCall
 
 R15_TOOLS = ("get_workspace", "save_workspace_name", "archive_workspace",
              "reset_workspace", "publish_changes")

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.mutation.catalogue import (
+from harness.cli.mutation.catalogue import (
     Catalogue,
     CatalogueError,
     Mutant,
@@ -16,7 +16,7 @@ from harness.mutation.catalogue import (
     load_catalogue,
     materialise,
 )
-from harness.mutation.runner import judge
+from harness.cli.mutation.runner import judge
 from harness.plugin.report import SuiteReport, TestRecord
 
 

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from harness.mutation.generated.plan import (
+from harness.cli.mutation.generated.plan import (
     Equivalent,
     Group,
     IgnoredLine,
@@ -21,15 +21,15 @@ from harness.mutation.generated.plan import (
     load_plan,
     plan_path,
 )
-from harness.mutation.generated.render import render_markdown, render_text
-from harness.mutation.generated.report import (
+from harness.cli.mutation.generated.render import render_markdown, render_text
+from harness.cli.mutation.generated.report import (
     GroupOutcome,
     MutantRecord,
     ReportError,
     judge,
     read_report,
 )
-from harness.mutation.generated.stryker import (
+from harness.cli.mutation.generated.stryker import (
     FINGERPRINT_KEY,
     GroupPaths,
     check_command,
@@ -299,7 +299,7 @@ def test_check_command_serves_the_sandbox_loads_the_mutant_plugin_and_stops_at_a
     assert command[:4] == ["/venv/python", "-m", "pytest", "/p/checks/test_a.py"]
     assert command[command.index("--pling-root") + 1] == "."
     assert command[command.index("--pling-locale") + 1] == "en"
-    assert "harness.mutation.generated.browser_mutant" in command
+    assert "harness.cli.mutation.generated.browser_mutant" in command
     assert {"-x", "-rf"} <= set(command)
 
 

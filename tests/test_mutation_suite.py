@@ -6,15 +6,15 @@ import os
 
 import pytest
 
-from harness.mutation.catalogue import (
+from harness.cli.mutation.catalogue import (
     StaleMutant,
     catalogue_path,
     check_fresh,
     covering,
     load_catalogue,
 )
-from harness.mutation.render import render_run
-from harness.mutation.runner import SuiteInvocation, collect_guarantees, run_catalogue
+from harness.cli.mutation.render import render_run
+from harness.cli.mutation.runner import SuiteInvocation, collect_guarantees, run_catalogue
 from harness.project.paths import PROJECT_ROOT
 
 TUTORIAL_ID = "r-15-confirmation-and-human-handoff"

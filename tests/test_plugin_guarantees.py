@@ -10,7 +10,7 @@ from harness.browser.pages import CLOCK_PAUSED_AT, reload_page
 from harness.evidence import guarantees
 from harness.evidence.guarantees import GuaranteeViolation
 from harness.evidence.timeline import Timeline
-from harness.model.handle import ModelHandle
+from harness.server.model.handle import ModelHandle
 from harness.server.runner import TutorialServer
 
 pytestmark = pytest.mark.parametrize("locale", ["en"])

@@ -8,13 +8,13 @@ from typing import Any
 import httpx
 import pytest
 
-from harness.model.provider import (
+from harness.server.model.provider import (
     ProviderError,
     ProviderTimeout,
     ProviderUnavailable,
 )
-from harness.model.scripted import ScriptedModel
-from harness.model.wire import AssistantMessage, ChatCompletion, ModelRequest
+from harness.server.model.scripted import ScriptedModel
+from harness.server.model.wire import AssistantMessage, ChatCompletion, ModelRequest
 from harness.server.runner import TutorialServer
 
 TOOL_NAMES = ["get_workspace", "save_workspace_name", "archive_workspace", "reset_workspace",

@@ -27,11 +27,11 @@ READY_TIMEOUT_MS = 15_000
 STATUS_TESTID = "workspace-status"
 TESTBED_TESTID = "testbed"
 _ANY_VALUE = re.compile(r".+")
-_READY_LISTENERS: weakref.WeakKeyDictionary[Page, list[Callable[[], None]]] = (
+_READY_LISTENERS: weakref.WeakKeyDictionary[Page, list[Callable[[], object]]] = (
     weakref.WeakKeyDictionary())
 
 
-def when_ready(page: Page, listener: Callable[[], None]) -> None:
+def when_ready(page: Page, listener: Callable[[], object]) -> None:
     """Call `listener` each time `wait_until_ready` finds `page` ready: after the first load
     and after every reload, whoever reloads (the timeline moves its ready mark this way)."""
     _READY_LISTENERS.setdefault(page, []).append(listener)

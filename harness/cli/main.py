@@ -11,15 +11,15 @@ from pathlib import Path
 from typing import TypeAlias
 
 from harness.cli.check import run_check
-from harness.model.config import ProviderConfigError
-from harness.mutation.catalogue import CatalogueError, catalogue_path, load_catalogue
-from harness.mutation.generated.command import run_generated
-from harness.mutation.generated.plan import PlanError
-from harness.mutation.generated.report import ReportError
-from harness.mutation.generated.stryker import ToolchainError
-from harness.mutation.render import render_result_line, render_run
-from harness.mutation.runner import SuiteInvocation, collect_guarantees, run_catalogue
+from harness.cli.mutation.catalogue import CatalogueError, catalogue_path, load_catalogue
+from harness.cli.mutation.generated.command import run_generated
+from harness.cli.mutation.generated.plan import PlanError
+from harness.cli.mutation.generated.report import ReportError
+from harness.cli.mutation.generated.stryker import ToolchainError
+from harness.cli.mutation.render import render_result_line, render_run
+from harness.cli.mutation.runner import SuiteInvocation, collect_guarantees, run_catalogue
 from harness.project.tutorials import Tutorial, TutorialError, list_tutorials, load_tutorial
+from harness.server.model.config import ProviderConfigError
 from harness.server.runner import PortInUse, ServerStartError, TutorialServer
 
 PROGRAM = "pling-tutorial"
@@ -151,7 +151,7 @@ def run_mutate(args: argparse.Namespace) -> int:
         unknown = sorted(set(args.only) - {m.name for m in catalogue.mutants})
         if unknown:
             raise UsageError(f"no mutant named {', '.join(unknown)}; "
-                             "see harness/mutation/catalogues/ for the names")
+                             "see harness/cli/mutation/catalogues/ for the names")
         catalogue = catalogue.model_copy(
             update={"mutants": tuple(m for m in catalogue.mutants if m.name in args.only)})
     invocation = SuiteInvocation(tutorial_id=tutorial.id, focused=args.focused)

@@ -33,9 +33,9 @@ from harness.browser.dock import Dock
 from harness.evidence.probe import is_business_path, is_model_path
 from harness.evidence.records import Mark
 from harness.evidence.timeline import Timeline
-from harness.model import conversation
-from harness.model.conversation import ToolResultSeen
 from harness.project.texts import Words
+from harness.server.model import conversation
+from harness.server.model.conversation import ToolResultSeen
 
 # How long a DOM-reading guarantee waits for the UI it inspects to be on screen.
 UI_TIMEOUT_MS = 5_000

@@ -8,8 +8,8 @@ from typing import Any, Literal
 
 from harness.evidence.probe import BusinessView, PageEvent, is_model_path
 from harness.evidence.records import BrowserRequest
-from harness.model import conversation
 from harness.server.log import ServerRecord
+from harness.server.model import conversation
 
 # Long texts (model replies, bodies) are cut so each entry stays on one readable line.
 MAX_TEXT = 90

@@ -56,8 +56,8 @@ from harness.evidence.probe import (
 )
 from harness.evidence.records import BrowserRequest, Mark, Source, TimelineEntry
 from harness.evidence.render import describe_browser, describe_page_event, describe_server
-from harness.model import conversation
 from harness.server.log import ServerLog, ServerRecord
+from harness.server.model import conversation
 from harness.server.state import WorkspaceState
 
 

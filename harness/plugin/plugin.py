@@ -40,7 +40,6 @@ from harness.browser.dock import Dock
 from harness.browser.pages import open_page, testbed_url
 from harness.evidence.guarantees import GuaranteeViolation
 from harness.evidence.timeline import Timeline
-from harness.model.handle import ModelHandle
 from harness.plugin import overrides as pytest_overrides
 from harness.plugin.gallery import Gallery, load_page_states
 from harness.plugin.html_report import GALLERY_DIR_NAME
@@ -57,6 +56,7 @@ from harness.plugin.report_writer import (
 from harness.project.paths import FIXTURES_DIR_NAME, PROJECT_ROOT, TUTORIALS_DIR_NAME
 from harness.project.texts import page_copy
 from harness.project.tutorials import TutorialError
+from harness.server.model.handle import ModelHandle
 from harness.server.runner import ServerShutdown, TutorialServer
 
 DEFAULT_TUTORIAL_ID = "r-15-confirmation-and-human-handoff"

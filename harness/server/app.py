@@ -12,7 +12,6 @@ from starlette.responses import RedirectResponse, Response
 from starlette.routing import Match, Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from harness.model.provider import ModelProvider
 from harness.project.paths import FIXTURES_DIR_NAME, RUNTIME_DIR_NAME, TESTBED_DIR_NAME
 from harness.project.tutorials import Tutorial
 from harness.server.bodies import error_response
@@ -20,6 +19,7 @@ from harness.server.business import BusinessApi
 from harness.server.gateway import GATEWAY_PATH, Gateway
 from harness.server.guard import Endpoint, Refuse, guarded
 from harness.server.log import ServerLog
+from harness.server.model.provider import ModelProvider
 from harness.server.state import TestbedCalls, WorkspaceState
 from harness.server.static import StaticDirectory, file_response
 

@@ -8,8 +8,6 @@ from typing import Any
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
-from harness.model.provider import ModelProvider, ProviderBadReply, ProviderError
-from harness.model.wire import ModelLocale, ModelRequest
 from harness.server.bodies import (
     MIB,
     BodyRejected,
@@ -21,6 +19,8 @@ from harness.server.bodies import (
 )
 from harness.server.guard import Refusal
 from harness.server.log import RecordKind, ServerLog
+from harness.server.model.provider import ModelProvider, ProviderBadReply, ProviderError
+from harness.server.model.wire import ModelLocale, ModelRequest
 from harness.server.state import WorkspaceState
 
 GATEWAY_PATH = "/api/model"

@@ -13,13 +13,13 @@ from typing import Self
 
 import uvicorn
 
-from harness.model.config import provider_from_environment
-from harness.model.provider import ModelProvider
-from harness.model.scripted import ScriptedModel
 from harness.project.paths import PROJECT_ROOT
 from harness.project.tutorials import Tutorial, load_tutorial
 from harness.server.app import create_app
 from harness.server.log import ServerLog
+from harness.server.model.config import provider_from_environment
+from harness.server.model.provider import ModelProvider
+from harness.server.model.scripted import ScriptedModel
 from harness.server.state import TestbedCalls, WorkspaceState
 
 STARTUP_TIMEOUT_SECONDS = 10.0

@@ -10,9 +10,9 @@ from playwright.sync_api import Page, expect
 from harness.browser.dock import Dock
 from harness.evidence import guarantees
 from harness.evidence.timeline import Timeline
-from harness.model.handle import ModelHandle
-from harness.model.wire import ModelLocale
 from harness.project.texts import Words
+from harness.server.model.handle import ModelHandle
+from harness.server.model.wire import ModelLocale
 from harness.server.runner import TutorialServer
 from harness.server.state import INITIAL_WORKSPACE, PUBLISH_CODE
 

@@ -18,13 +18,13 @@ from playwright.sync_api import Page, Route, expect
 from harness.browser.dock import Dock
 from harness.evidence import guarantees
 from harness.evidence.timeline import Timeline
-from harness.model.handle import ModelHandle
-from harness.model.provider import ProviderUnavailable
 from harness.plugin.plugin import pling_root
 from harness.project.glossary import Glossary, glossary_for
 from harness.project.texts import Words, runtime_copy_path
 from harness.project.tutorial_text import load_tutorial_text, tutorial_text_path
 from harness.project.tutorials import Tutorial, load_tutorial
+from harness.server.model.handle import ModelHandle
+from harness.server.model.provider import ProviderUnavailable
 from harness.server.runner import TutorialServer
 from harness.server.state import INITIAL_NAME
 

@@ -14,7 +14,7 @@ from harness.evidence import guarantees
 from harness.evidence.guarantees import GuaranteeViolation
 from harness.evidence.records import Mark
 from harness.evidence.timeline import Timeline
-from harness.model.handle import ModelHandle
+from harness.server.model.handle import ModelHandle
 from harness.server.runner import TutorialServer
 from harness.server.state import INITIAL_WORKSPACE, WorkspaceSnapshot
 

@@ -1,8 +1,9 @@
 """A failing model provider and a failing business API, seen from the page: a clear localised
 error, nothing run or changed, no silent retry, and the next request works.
 
-The server here talks to a real OpenAI-compatible upstream over HTTP (harness.model.fake_upstream),
-started by the test on 127.0.0.1; when no fault is queued it answers like the scripted model.
+The server here talks to a real OpenAI-compatible upstream over HTTP
+(harness.server.model.fake_upstream), started by the test on 127.0.0.1; when no fault is
+queued it answers like the scripted model.
 """
 
 from __future__ import annotations
@@ -19,7 +20,10 @@ from playwright.sync_api import Page, expect
 from harness.browser.dock import Dock
 from harness.evidence import guarantees
 from harness.evidence.timeline import Timeline
-from harness.model.fake_upstream import (
+from harness.plugin.plugin import pling_root
+from harness.project.texts import Words
+from harness.project.tutorials import TutorialError, load_tutorial
+from harness.server.model.fake_upstream import (
     Answer,
     Behaviour,
     Fail,
@@ -28,10 +32,7 @@ from harness.model.fake_upstream import (
     Malformed,
     Stall,
 )
-from harness.model.handle import ModelHandle
-from harness.plugin.plugin import pling_root
-from harness.project.texts import Words
-from harness.project.tutorials import TutorialError, load_tutorial
+from harness.server.model.handle import ModelHandle
 from harness.server.runner import TutorialServer
 from harness.server.state import INITIAL_WORKSPACE
 

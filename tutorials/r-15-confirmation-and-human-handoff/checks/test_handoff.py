@@ -18,8 +18,8 @@ from harness.browser.dock import Dock
 from harness.evidence import guarantees
 from harness.evidence.records import Mark
 from harness.evidence.timeline import Timeline
-from harness.model.handle import ModelHandle
 from harness.project.texts import Words
+from harness.server.model.handle import ModelHandle
 from harness.server.runner import TutorialServer
 from harness.server.state import PUBLISH_CODE
 

@@ -17,8 +17,8 @@ from playwright.sync_api import Page, expect
 from harness.browser.dock import Dock
 from harness.evidence import guarantees
 from harness.evidence.timeline import Timeline
-from harness.model.handle import ModelHandle
 from harness.project.texts import Words
+from harness.server.model.handle import ModelHandle
 
 if TYPE_CHECKING:  # the checks' conftest.py; pytest imports it, tests only name its types
     from conftest import Workspace

@@ -20,9 +20,9 @@ from harness.browser.pages import open_page
 from harness.evidence import guarantees
 from harness.evidence.records import Mark
 from harness.evidence.timeline import Timeline
-from harness.model.conversation import ToolResultSeen
-from harness.model.handle import ModelHandle, calling, tool_call
 from harness.project.texts import Words
+from harness.server.model.conversation import ToolResultSeen
+from harness.server.model.handle import ModelHandle, calling, tool_call
 from harness.server.runner import TutorialServer
 from harness.server.state import INITIAL_WORKSPACE, WorkspaceSnapshot
 

@@ -17,7 +17,7 @@ from playwright.sync_api import Page, expect
 from harness.browser.dock import Dock
 from harness.evidence import guarantees
 from harness.evidence.timeline import Timeline
-from harness.model.handle import ModelHandle, calling, tool_call
+from harness.server.model.handle import ModelHandle, calling, tool_call
 from harness.server.runner import TutorialServer
 
 ACTION = "tune_widget"

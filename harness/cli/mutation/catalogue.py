@@ -16,7 +16,6 @@ MUTABLE_PREFIXES = (
     f"{FIXTURES_DIR_NAME}/",
     f"{TUTORIALS_DIR_NAME}/",
     "harness/server/",
-    "harness/model/",
 )
 # Copied into every mutant's root (the harness too, so a server mutant is what gets imported);
 # check suites and caches stay behind.

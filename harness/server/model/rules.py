@@ -9,8 +9,8 @@ from typing import Self
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from harness.model.wire import ModelLocale
 from harness.project.datafile import load_json_model
+from harness.server.model.wire import ModelLocale
 
 
 class RulesError(Exception):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Protocol
 
-from harness.model.wire import ChatCompletion, ModelRequest
+from harness.server.model.wire import ChatCompletion, ModelRequest
 
 
 class ProviderError(Exception):

@@ -8,8 +8,8 @@ from typing import Any
 import httpx
 from pydantic import ValidationError
 
-from harness.model.provider import ProviderTimeout, ProviderUnavailable
-from harness.model.wire import ChatCompletion, ModelRequest, UpstreamCompletion
+from harness.server.model.provider import ProviderTimeout, ProviderUnavailable
+from harness.server.model.wire import ChatCompletion, ModelRequest, UpstreamCompletion
 
 DEFAULT_TIMEOUT_SECONDS = 30.0
 

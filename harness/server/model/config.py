@@ -7,10 +7,10 @@ from collections.abc import Mapping
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from harness.model.openai_compat import DEFAULT_TIMEOUT_SECONDS, OpenAICompatibleProvider
-from harness.model.provider import ModelProvider
-from harness.model.rules import RulesError
-from harness.model.scripted import ScriptedModel
+from harness.server.model.openai_compat import DEFAULT_TIMEOUT_SECONDS, OpenAICompatibleProvider
+from harness.server.model.provider import ModelProvider
+from harness.server.model.rules import RulesError
+from harness.server.model.scripted import ScriptedModel
 
 PROVIDER_VARIABLE = "PLING_MODEL_PROVIDER"
 BASE_URL_VARIABLE = "PLING_MODEL_BASE_URL"

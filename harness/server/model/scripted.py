@@ -20,9 +20,9 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from harness.model.provider import ProviderBadReply, ProviderError
-from harness.model.rules import ModelRules, load_rules
-from harness.model.wire import (
+from harness.server.model.provider import ProviderBadReply, ProviderError
+from harness.server.model.rules import ModelRules, load_rules
+from harness.server.model.wire import (
     AssistantMessage,
     ChatCompletion,
     FunctionCall,

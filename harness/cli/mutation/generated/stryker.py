@@ -28,9 +28,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from harness.mutation.generated import browser_mutant
-from harness.mutation.generated.plan import Group, Plan
-from harness.mutation.generated.report import DETECTED
+from harness.cli.mutation.generated import browser_mutant
+from harness.cli.mutation.generated.plan import Group, Plan
+from harness.cli.mutation.generated.report import DETECTED
 from harness.project.paths import FIXTURES_DIR_NAME, PROJECT_ROOT, TUTORIALS_DIR_NAME
 
 TOOLS_DIR = PROJECT_ROOT / "tools" / "stryker"

@@ -1,17 +1,17 @@
 """Model providers behind the gateway: the scripted model and an OpenAI-compatible upstream."""
 
-from harness.model.config import ProviderConfigError, provider_from_environment
-from harness.model.openai_compat import OpenAICompatibleProvider
-from harness.model.provider import (
+from harness.server.model.config import ProviderConfigError, provider_from_environment
+from harness.server.model.openai_compat import OpenAICompatibleProvider
+from harness.server.model.provider import (
     ModelProvider,
     ProviderBadReply,
     ProviderError,
     ProviderTimeout,
     ProviderUnavailable,
 )
-from harness.model.rules import ModelRules, RulesError, load_rules
-from harness.model.scripted import ScriptedModel
-from harness.model.wire import AssistantMessage, ChatCompletion, ModelRequest
+from harness.server.model.rules import ModelRules, RulesError, load_rules
+from harness.server.model.scripted import ScriptedModel
+from harness.server.model.wire import AssistantMessage, ChatCompletion, ModelRequest
 
 __all__ = [
     "AssistantMessage",

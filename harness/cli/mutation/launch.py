@@ -1,6 +1,6 @@
 """Run pytest with the `harness` package imported from a mutant's copy, not the installed one.
 
-Executed as a script from inside that copy (`python <copy>/harness/mutation/launch.py ARGS`):
+Executed as a script from inside that copy (`python <copy>/harness/cli/mutation/launch.py ARGS`):
 the project is installed editable, and its import finder would otherwise always pick the
 real source tree, so server-side mutants would never be loaded.
 """
@@ -8,7 +8,7 @@ real source tree, so server-side mutants would never be loaded.
 import sys
 from pathlib import Path
 
-COPY_ROOT = Path(__file__).resolve().parents[2]
+COPY_ROOT = Path(__file__).resolve().parents[3]
 
 
 def _drop_editable_finders() -> None:

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
-from harness.mutation.catalogue import Catalogue, Mutant, StaleMutant, check_fresh, materialise
+from harness.cli.mutation.catalogue import Catalogue, Mutant, StaleMutant, check_fresh, materialise
 from harness.plugin.report import SuiteReport, TestRecord
 from harness.project.paths import PROJECT_ROOT, TUTORIALS_DIR_NAME
 
@@ -95,7 +95,7 @@ class SuiteInvocation:
     def command(self, *, served_root: Path, report: Path, locales: Sequence[str],
                 also_run: Sequence[str] = (), only_guarantees: Sequence[str] = ()) -> list[str]:
         """pytest, importing `harness` from `served_root` (a mutant's copy holds one too)."""
-        launcher = served_root / "harness" / "mutation" / "launch.py"
+        launcher = served_root / "harness" / "cli" / "mutation" / "launch.py"
         command = [
             sys.executable, str(launcher), str(self.checks_dir),
             *(str(self.source_root / path) for path in also_run),

@@ -6,10 +6,10 @@ import re
 from collections.abc import Mapping
 from typing import Any, cast, get_args
 
-from harness.model import conversation
-from harness.model.provider import ProviderError
-from harness.model.scripted import ScriptedModel
-from harness.model.wire import ModelLocale, ModelRequest
+from harness.server.model import conversation
+from harness.server.model.provider import ProviderError
+from harness.server.model.scripted import ScriptedModel
+from harness.server.model.wire import ModelLocale, ModelRequest
 
 MODEL_LOCALES: tuple[str, ...] = get_args(ModelLocale)
 

@@ -8,16 +8,16 @@ import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from harness.mutation.generated.plan import Plan, load_plan, plan_path
-from harness.mutation.generated.render import render_markdown, render_text
-from harness.mutation.generated.report import (
+from harness.cli.mutation.generated.plan import Plan, load_plan, plan_path
+from harness.cli.mutation.generated.render import render_markdown, render_text
+from harness.cli.mutation.generated.report import (
     GroupOutcome,
     Judgement,
     MutantRecord,
     judge,
     read_report,
 )
-from harness.mutation.generated.stryker import BUILD_DIR, GroupPaths, Toolchain, run_group
+from harness.cli.mutation.generated.stryker import BUILD_DIR, GroupPaths, Toolchain, run_group
 from harness.project.paths import PROJECT_ROOT
 
 

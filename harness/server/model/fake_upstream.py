@@ -26,17 +26,17 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any, Self
 
-from harness.model.config import (
+from harness.project.paths import PROJECT_ROOT
+from harness.project.tutorials import Tutorial
+from harness.server.model.config import (
     API_KEY_VARIABLE,
     BASE_URL_VARIABLE,
     MODEL_NAME_VARIABLE,
     PROVIDER_VARIABLE,
     TIMEOUT_VARIABLE,
 )
-from harness.model.scripted import ScriptedModel
-from harness.model.wire import ModelRequest
-from harness.project.paths import PROJECT_ROOT
-from harness.project.tutorials import Tutorial
+from harness.server.model.scripted import ScriptedModel
+from harness.server.model.wire import ModelRequest
 
 FAKE_MODEL_NAME = "fake-upstream"
 # Longest a stalled reply waits for its release, so a test that forgets it cannot hang.
