@@ -5,8 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Annotated, Self
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
+from harness.project.contract import ApiDeclaration, PageContract, PageDeclaration, PublishedRule
 from harness.project.datafile import load_json_model
 from harness.project.paths import FIXTURES_DIR_NAME, PROJECT_ROOT, TUTORIALS_DIR_NAME
 
@@ -31,7 +32,9 @@ class LocalizedTitle(BaseModel):
 
 
 class Tutorial(BaseModel):
-    """One tutorial: which fixture page it serves, on which port, in which locales."""
+    """One tutorial: which fixture page it serves, on which port, in which locales, and what
+    its page and server offer the harness (`page`, `api`, `published`: see
+    `harness.project.contract`)."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -42,6 +45,9 @@ class Tutorial(BaseModel):
     port: int = Field(ge=1, le=65535)
     locales: tuple[Locale, ...] = Field(min_length=1)
     default_locale: Locale
+    page: PageDeclaration = Field(default_factory=PageDeclaration)
+    api: ApiDeclaration = Field(default_factory=ApiDeclaration)
+    published: PublishedRule | None = None
 
     @model_validator(mode="after")
     def _default_locale_is_offered(self) -> Self:
@@ -51,7 +57,16 @@ class Tutorial(BaseModel):
             )
         if len(set(self.locales)) != len(self.locales):
             raise ValueError(f"locales {list(self.locales)} lists a locale twice")
+        try:
+            self.contract  # noqa: B018 - the three declarations must agree
+        except ValidationError as error:
+            raise ValueError(str(error.errors()[0]["msg"]).removeprefix("Value error, ")) from None
         return self
+
+    @property
+    def contract(self) -> PageContract:
+        """`page`, `api` and `published` together, as the evidence layer reads them."""
+        return PageContract(page=self.page, api=self.api, published=self.published)
 
     def directory(self, root: Path = PROJECT_ROOT) -> Path:
         return root / TUTORIALS_DIR_NAME / self.id
