@@ -10,6 +10,7 @@ from harness.evidence.probe import BusinessView, PageEvent, is_model_path
 from harness.evidence.records import BrowserRequest
 from harness.server.log import ServerRecord
 from harness.server.model import conversation
+from harness.server.model.wire import ModelRequest, ToolMessage
 
 # Long texts (model replies, bodies) are cut so each entry stays on one readable line.
 MAX_TEXT = 90
@@ -31,19 +32,17 @@ def describe_state(state: BusinessView) -> str:
     return " ".join(parts) or "(no business state on this page)"
 
 
-def describe_model_request(body: Any) -> str:
+def describe_model_request(request: ModelRequest | None) -> str:
     """What is new in a model request: the user's words or the tool results it carries."""
-    if not isinstance(body, Mapping):
-        return "model request (unreadable body)"
-    added = conversation.new_messages([body])[0][-4:]
-    results = [m for m in added if m.get("role") == "tool"]
+    if request is None:
+        return "model request (not a valid request body)"
+    added = conversation.new_messages([request])[0][-4:]
+    results = [m for m in added if isinstance(m, ToolMessage)]
     if results:
-        said = ", ".join(
-            f"{r.get('tool_call_id')}: {short(r.get('content'), 60)}" for r in results
-        )
+        said = ", ".join(f"{r.tool_call_id}: {short(r.content, 60)}" for r in results)
         return f"model request carrying tool result(s) {said}"
-    user = conversation.last_user_text(body)
-    tools = conversation.tool_names(body)
+    user = conversation.last_user_text(request)
+    tools = request.tool_names()
     return f"model request, user said {short(user, 50)!r}; tools: {', '.join(tools) or 'none'}"
 
 
@@ -69,7 +68,7 @@ def describe_server(record: ServerRecord) -> str:
     after = (f"state after: name={state.name!r} archived={state.archived} "
              f"published={state.published}")
     if record.kind == "model.request":
-        return f"[{record.seq}] {describe_model_request(record.body)}"
+        return f"[{record.seq}] {describe_model_request(record.model_request)}"
     if record.kind == "model.reply":
         return f"[{record.seq}] {describe_reply(record.response)}"
     if record.kind == "model.error":
@@ -93,10 +92,7 @@ def describe_page_event(event: PageEvent) -> str:
         data = event.data
         what = ""
         if is_model_path(data.path) and data.body:
-            try:
-                what = " — " + describe_model_request(json.loads(data.body))
-            except json.JSONDecodeError:
-                what = " — unreadable body"
+            what = " — " + describe_model_request(conversation.parse_sent_request(data.body))
         elif data.body:
             what = f" {short(data.body, 60)}"
         ui = ", ".join(_describe_ui(u) for u in data.ui)

@@ -29,11 +29,9 @@ page as it is at the moment of the call.
 
 from __future__ import annotations
 
-import json
 from collections import defaultdict, deque
-from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Literal
 
 from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import Page, Request, Response
@@ -57,7 +55,12 @@ from harness.evidence.probe import (
 from harness.evidence.records import BrowserRequest, Mark, Source, TimelineEntry
 from harness.evidence.render import describe_browser, describe_page_event, describe_server
 from harness.server.log import ServerLog, ServerRecord
-from harness.server.model import conversation
+from harness.server.model.conversation import (
+    Conversation,
+    ModelExchange,
+    ToolCallSeen,
+    ToolResultSeen,
+)
 from harness.server.state import WorkspaceState
 
 
@@ -227,27 +230,23 @@ class Timeline:
     def page_states(self, since: Mark | None = None) -> list[BusinessView]:
         return [e.data for e in self.page_events(since) if isinstance(e, StateEvent)]
 
-    def tool_results(self, since: Mark | None = None) -> list[conversation.ToolResultSeen]:
-        """Tool results the model received, as the server saw them (first delivery only)."""
-        requests = self.server_records(kind="model.request")
-        bodies = [r.body if isinstance(r.body, dict) else {} for r in requests]
-        after = since.server_seq if since else 0
-        return [
-            result for result in conversation.tool_results(bodies)
-            if requests[result.request_index].seq > after
-        ]
+    def conversation(self) -> Conversation:
+        """What the model was asked and answered, from the server's log (see
+        `harness.server.model.conversation`: one meaning of a request index)."""
+        return Conversation(self.server_log.model_exchanges() if self.server_log else [])
 
-    def tool_calls(self, since: Mark | None = None) -> list[conversation.ToolCallSeen]:
-        """Tool calls the model made, from the server's record of its replies."""
-        calls: list[conversation.ToolCallSeen] = []
-        for index, record in enumerate(self.server_records(since, kind="model.reply")):
-            for call in _reply_tool_calls(record.response):
-                calls.append(conversation.ToolCallSeen(
-                    request_index=index, call_id=str(call.get("id", "")),
-                    action=str(call.get("function", {}).get("name", "")),
-                    arguments=str(call.get("function", {}).get("arguments", "")),
-                ))
-        return calls
+    def tool_results(self, since: Mark | None = None) -> list[ToolResultSeen]:
+        """Tool results the model received, as the server saw them (first delivery only),
+        carried by requests after `since`."""
+        conversation = self.conversation()
+        return [result for result in conversation.tool_results()
+                if _after(conversation.exchanges[result.request_index], since)]
+
+    def tool_calls(self, since: Mark | None = None) -> list[ToolCallSeen]:
+        """Tool calls the model made, in its replies to requests after `since`."""
+        conversation = self.conversation()
+        return [call for call in conversation.tool_calls()
+                if _after(conversation.exchanges[call.request_index], since)]
 
     # ---- reading -------------------------------------------------------------------------
 
@@ -318,17 +317,5 @@ def _path_of(url: str) -> str:
     return parts.path + (f"?{parts.query}" if parts.query else "")
 
 
-def _reply_tool_calls(response: Any) -> Sequence[dict[str, Any]]:
-    """Tool calls in a logged reply, whether it is `{message}` or a whole completion."""
-    if isinstance(response, str):
-        try:
-            response = json.loads(response)
-        except json.JSONDecodeError:
-            return []
-    if not isinstance(response, dict):
-        return []
-    message = response.get("message")
-    if message is None and isinstance(response.get("choices"), list) and response["choices"]:
-        message = response["choices"][0].get("message")
-    calls = message.get("tool_calls") if isinstance(message, dict) else None
-    return [call for call in calls if isinstance(call, dict)] if isinstance(calls, list) else []
+def _after(exchange: ModelExchange, since: Mark | None) -> bool:
+    return since is None or (exchange.seq is not None and exchange.seq > since.server_seq)

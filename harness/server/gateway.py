@@ -20,7 +20,7 @@ from harness.server.bodies import (
 from harness.server.guard import Refusal
 from harness.server.log import RecordKind, ServerLog
 from harness.server.model.provider import ModelProvider, ProviderBadReply, ProviderError
-from harness.server.model.wire import ModelLocale, ModelRequest
+from harness.server.model.wire import AssistantMessage, ModelLocale, ModelRequest
 from harness.server.state import WorkspaceState
 
 GATEWAY_PATH = "/api/model"
@@ -106,22 +106,24 @@ class Gateway:
 
     async def _forward(self, request: Request, model_request: ModelRequest, data: Any) -> Response:
         locale = model_request.locale
-        self._record("model.request", request, body=data)
+        asked = self._record("model.request", request, body=data, model_request=model_request)
         try:
             completion = await self.provider.complete(model_request)
             message = completion.choices[0].message
             if message.is_empty():
                 raise ProviderBadReply("the reply has neither content nor a tool call")
         except ProviderError as fault:
-            return self._refuse(request, fault.status, fault.code, locale,
-                                body=data, detail=str(fault))
+            return self._refuse(request, fault.status, fault.code, locale, body=data,
+                                detail=str(fault), model_request=model_request, answers=asked)
         except Exception as fault:
             # A provider bug must still look like an unavailable model to the page,
             # never like a reply it could act on.
             return self._refuse(request, 502, "MODEL_UNAVAILABLE", locale, body=data,
-                                detail=f"provider raised {type(fault).__name__}")
+                                detail=f"provider raised {type(fault).__name__}",
+                                model_request=model_request, answers=asked)
         reply = {"message": message.to_wire()}
-        self._record("model.reply", request, body=data, status=200, response=reply)
+        self._record("model.reply", request, body=data, status=200, response=reply,
+                     model_request=model_request, model_reply=message, answers=asked)
         return JSONResponse(reply)
 
     def _refuse(
@@ -133,11 +135,13 @@ class Gateway:
         *,
         body: Any = None,
         detail: str,
+        model_request: ModelRequest | None = None,
+        answers: int | None = None,
     ) -> Response:
         params = {"detail": detail} if code == "BAD_REQUEST" else {}
         answer = error_body(code, say(code, locale, **params))
         self._record("model.error", request, body=body, status=status, response=answer,
-                     detail=detail)
+                     detail=detail, model_request=model_request, answers=answers)
         return JSONResponse(answer, status_code=status)
 
     def _record(
@@ -149,7 +153,12 @@ class Gateway:
         status: int | None = None,
         response: Any = None,
         detail: str | None = None,
-    ) -> None:
-        self.log.append(kind=kind, method=request.method, path=request.url.path, body=body,
-                        status=status, response=response, state=self.state.snapshot(),
-                        detail=detail)
+        model_request: ModelRequest | None = None,
+        model_reply: AssistantMessage | None = None,
+        answers: int | None = None,
+    ) -> int:
+        """Log one record; returns its seq."""
+        return self.log.append(
+            kind=kind, method=request.method, path=request.url.path, body=body, status=status,
+            response=response, state=self.state.snapshot(), detail=detail,
+            model_request=model_request, model_reply=model_reply, answers=answers).seq

@@ -8,13 +8,16 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
+from harness.server.model.conversation import ModelExchange
+from harness.server.model.wire import AssistantMessage, ModelRequest
 from harness.server.state import WorkspaceSnapshot
 
 RecordKind = Literal["api", "model.request", "model.reply", "model.error"]
 
 
 class ServerRecord(BaseModel):
-    """One entry. `body` is the parsed request JSON (None if absent or not JSON)."""
+    """One entry. `body` is the parsed request JSON (None if absent or not JSON); a model
+    exchange also carries its wire models, parsed once where the gateway read them."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -28,6 +31,13 @@ class ServerRecord(BaseModel):
     state: WorkspaceSnapshot
     # Why a call failed, for people reading the log; never shown to the page.
     detail: str | None = None
+    model_request: ModelRequest | None = None
+    """The validated model request (`model.request`, and the reply or error answering it)."""
+    model_reply: AssistantMessage | None = None
+    """The reply the page was sent (`model.reply`)."""
+    answers: int | None = None
+    """The seq of the `model.request` a `model.reply` or `model.error` answers (None for a
+    request refused before it reached the model)."""
 
 
 class ServerLog:
@@ -49,12 +59,16 @@ class ServerLog:
         status: int | None = None,
         response: Any = None,
         detail: str | None = None,
+        model_request: ModelRequest | None = None,
+        model_reply: AssistantMessage | None = None,
+        answers: int | None = None,
     ) -> ServerRecord:
         with self._changed:
             self._last_seq += 1
             record = ServerRecord(
                 seq=self._last_seq, kind=kind, method=method, path=path, body=body,
                 status=status, response=response, state=state, detail=detail,
+                model_request=model_request, model_reply=model_reply, answers=answers,
             )
             self._records.append(record)
             self._changed.notify_all()
@@ -75,6 +89,16 @@ class ServerLog:
                 and (path is None or record.path == path)
                 and record.seq > after
             ]
+
+    def model_exchanges(self) -> list[ModelExchange]:
+        """Every model request the gateway forwarded, with the reply it answered (None: a
+        fault, or not answered yet), oldest first, indexed as `model.requests` is."""
+        records = self.records()
+        replies = {r.answers: r.model_reply for r in records if r.kind == "model.reply"}
+        requests = [r for r in records if r.kind == "model.request" and r.model_request]
+        return [ModelExchange(index=index, seq=record.seq, request=record.model_request,
+                              reply=replies.get(record.seq))
+                for index, record in enumerate(requests) if record.model_request is not None]
 
     def __len__(self) -> int:
         with self._changed:

@@ -1,9 +1,15 @@
-"""Read what a conversation told the model: its tool calls and the tool results, in order.
+"""What a conversation told the model and what the model answered, read from the wire models.
+
+One API and one meaning of a request index, wherever the exchanges come from (the server
+log, `Timeline.conversation()`, or the scripted model, `ModelHandle`): `index` is the 0-based
+position of a request among the model requests the gateway forwarded since the server
+started, the same count as `model.requests`. A tool call's `request_index` is the request
+whose reply made the call; a tool result's is the first request that carried it.
 
 The page resends the whole conversation with every model request, so the new part of a
 request is what follows the previous request's messages (a reload or "new conversation"
-starts again from empty). These functions work on plain JSON (`ServerRecord.body` or
-`ModelRequest.model_dump()`), so they read the server log and the model handle alike.
+starts again from empty). Bodies are parsed into `ModelRequest` / `AssistantMessage` once,
+where they are logged or received; nothing here reads raw JSON but a tool result's text.
 """
 
 from __future__ import annotations
@@ -11,12 +17,34 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
+
+from pydantic import ValidationError
+
+from harness.server.model.wire import (
+    AssistantMessage,
+    Message,
+    ModelRequest,
+    ToolMessage,
+    UserMessage,
+)
+
+
+@dataclass(frozen=True, kw_only=True)
+class ModelExchange:
+    """One model request the gateway forwarded, and the reply it got (None: a fault)."""
+
+    index: int
+    request: ModelRequest
+    reply: AssistantMessage | None = None
+    seq: int | None = None
+    """The server log's seq of the request; None when read from the model itself."""
 
 
 @dataclass(frozen=True, kw_only=True)
 class ToolCallSeen:
-    """A tool call the model made, as it appeared in a later request's history."""
+    """A tool call the model made in its reply to request `request_index`."""
 
     request_index: int
     call_id: str
@@ -29,7 +57,7 @@ class ToolResultSeen:
     """A tool result the model received: the §5 envelope, parsed (or not, if it is not JSON)."""
 
     request_index: int
-    """Index (0-based) of the first model request that carried this result."""
+    """Index of the first model request that carried this result (see the module doc)."""
     call_id: str
     action: str | None
     """The called action, from the assistant message that made the call; None if unknown."""
@@ -54,85 +82,97 @@ class ToolResultSeen:
         return f"{self.action or '?'} ({self.call_id}) → {self.code}"
 
 
-def new_messages(requests: Sequence[Mapping[str, Any]]) -> list[list[Mapping[str, Any]]]:
+class Conversation:
+    """The exchanges of one server (or one model), oldest first, and what they carried."""
+
+    def __init__(self, exchanges: Sequence[ModelExchange]) -> None:
+        self.exchanges = list(exchanges)
+        for position, exchange in enumerate(self.exchanges):
+            if exchange.index != position:
+                raise ValueError(f"exchange {position} has index {exchange.index}; a "
+                                 "Conversation needs every exchange from the first one")
+
+    @classmethod
+    def of_requests(cls, requests: Sequence[ModelRequest]) -> Conversation:
+        """The conversation of these requests alone (their replies unknown)."""
+        return cls([ModelExchange(index=i, request=r) for i, r in enumerate(requests)])
+
+    @property
+    def requests(self) -> list[ModelRequest]:
+        return [exchange.request for exchange in self.exchanges]
+
+    def tool_calls(self) -> list[ToolCallSeen]:
+        """Every tool call the model made in its replies, in order."""
+        return [
+            ToolCallSeen(request_index=exchange.index, call_id=call.id,
+                         action=call.function.name, arguments=call.function.arguments)
+            for exchange in self.exchanges if exchange.reply is not None
+            for call in exchange.reply.tool_calls or []
+        ]
+
+    def tool_results(self, *, request_index: int | None = None) -> list[ToolResultSeen]:
+        """Every tool result the model received, once, in the order it was sent; only those
+        first carried by request `request_index` if given."""
+        results: list[ToolResultSeen] = []
+        for index, messages in enumerate(new_messages(self.requests)):
+            if request_index is not None and index != request_index:
+                continue
+            actions = {call.id: call.function.name
+                       for message in self.requests[index].messages
+                       if isinstance(message, AssistantMessage)
+                       for call in message.tool_calls or []}
+            results.extend(
+                ToolResultSeen(request_index=index, call_id=message.tool_call_id,
+                               action=actions.get(message.tool_call_id),
+                               content=message.content, envelope=_envelope(message.content))
+                for message in messages if isinstance(message, ToolMessage))
+        return results
+
+    def tool_description(self, action: str) -> str | None:
+        """The `description` of `action` in the newest request whose tools offered it."""
+        for request in reversed(self.requests):
+            for tool in request.tools:
+                if tool.function.name == action:
+                    return tool.function.description
+        return None
+
+
+def new_messages(requests: Sequence[ModelRequest]) -> list[list[Message]]:
     """For each request, the messages it added to the conversation since the previous one."""
-    added: list[list[Mapping[str, Any]]] = []
-    previous: list[Mapping[str, Any]] = []
+    added: list[list[Message]] = []
+    previous: list[Message] = []
     for request in requests:
-        messages = _messages(request)
+        messages = list(request.messages)
         continues = len(messages) >= len(previous) and messages[: len(previous)] == previous
         added.append(messages[len(previous):] if continues else messages)
         previous = messages
     return added
 
 
-def tool_calls(requests: Sequence[Mapping[str, Any]]) -> list[ToolCallSeen]:
-    """Every tool call that shows up in the histories, once, in order."""
-    calls: list[ToolCallSeen] = []
-    for index, messages in enumerate(new_messages(requests)):
-        for message in messages:
-            calls.extend(_calls_of(message, index))
-    return calls
-
-
-def tool_results(requests: Sequence[Mapping[str, Any]]) -> list[ToolResultSeen]:
-    """Every tool result the model received, once, in the order it was sent."""
-    results: list[ToolResultSeen] = []
-    for index, messages in enumerate(new_messages(requests)):
-        full_history = _messages(requests[index])
-        actions = {call.call_id: call.action for m in full_history for call in _calls_of(m, index)}
-        for message in messages:
-            if message.get("role") != "tool":
-                continue
-            call_id = str(message.get("tool_call_id", ""))
-            content = message.get("content")
-            text = content if isinstance(content, str) else json.dumps(content)
-            results.append(ToolResultSeen(
-                request_index=index, call_id=call_id, action=actions.get(call_id),
-                content=text, envelope=_envelope(text),
-            ))
-    return results
-
-
-def last_user_text(request: Mapping[str, Any]) -> str | None:
-    for message in reversed(_messages(request)):
-        if message.get("role") == "user":
-            content = message.get("content")
-            return content if isinstance(content, str) else None
+def last_user_text(request: ModelRequest) -> str | None:
+    for message in reversed(request.messages):
+        if isinstance(message, UserMessage):
+            return message.content
     return None
 
 
-def tool_names(request: Mapping[str, Any]) -> list[str]:
-    """The projection sent with a request: the names of its `tools`."""
-    tools = request.get("tools")
-    names: list[str] = []
-    for tool in tools if isinstance(tools, list) else []:
-        function = tool.get("function") if isinstance(tool, Mapping) else None
-        if isinstance(function, Mapping) and isinstance(function.get("name"), str):
-            names.append(function["name"])
-    return names
+def results_carried(request: ModelRequest) -> Iterable[ToolResultSeen]:
+    """The tool results a request carries (all of them, not only its new ones)."""
+    return Conversation.of_requests([request]).tool_results()
 
 
-def _messages(request: Mapping[str, Any]) -> list[Mapping[str, Any]]:
-    messages = request.get("messages")
-    if not isinstance(messages, list):
-        return []
-    return [message for message in messages if isinstance(message, Mapping)]
+def parse_sent_request(body: str | None) -> ModelRequest | None:
+    """A model request body as a page sent it (text), parsed; None if it is not a valid one.
+    Cached: the probe's record of one request is read by several guarantees."""
+    return _parse_sent_request(body) if body else None
 
 
-def _calls_of(message: Mapping[str, Any], index: int) -> Iterable[ToolCallSeen]:
-    if message.get("role") != "assistant":
-        return
-    for call in message.get("tool_calls") or []:
-        function = call.get("function") if isinstance(call, Mapping) else None
-        if not isinstance(function, Mapping):
-            continue
-        yield ToolCallSeen(
-            request_index=index,
-            call_id=str(call.get("id", "")),
-            action=str(function.get("name", "")),
-            arguments=str(function.get("arguments", "")),
-        )
+@lru_cache(maxsize=256)
+def _parse_sent_request(body: str) -> ModelRequest | None:
+    try:
+        return ModelRequest.model_validate_json(body)
+    except ValidationError:
+        return None
 
 
 def _envelope(text: str) -> Mapping[str, Any] | None:

@@ -6,10 +6,10 @@ import re
 from collections.abc import Mapping
 from typing import Any, cast, get_args
 
-from harness.server.model import conversation
+from harness.server.model.conversation import Conversation, ToolCallSeen, ToolResultSeen
 from harness.server.model.provider import ProviderError
 from harness.server.model.scripted import ScriptedModel
-from harness.server.model.wire import ModelLocale, ModelRequest
+from harness.server.model.wire import FunctionDefinition, ModelLocale, ModelRequest
 
 MODEL_LOCALES: tuple[str, ...] = get_args(ModelLocale)
 
@@ -54,16 +54,19 @@ class ModelHandle:
         """Every request the model received, oldest first: messages, projected tools, locale."""
         return self.scripted.requests
 
-    def request_bodies(self) -> list[dict[str, Any]]:
-        return [request.model_dump(mode="json", exclude_none=True) for request in self.requests]
+    def conversation(self) -> Conversation:
+        """Everything the model was asked and answered so far (see
+        `harness.server.model.conversation`: one meaning of a request index)."""
+        return Conversation(self.scripted.exchanges)
 
-    def tool_calls(self) -> list[conversation.ToolCallSeen]:
-        """Tool calls the model made that later requests carried in their history."""
-        return conversation.tool_calls(self.request_bodies())
+    def tool_calls(self) -> list[ToolCallSeen]:
+        """Tool calls the model made in its replies, in order."""
+        return self.conversation().tool_calls()
 
-    def tool_results(self) -> list[conversation.ToolResultSeen]:
-        """Tool results the model received, in order, each once (parsed §5 envelopes)."""
-        return conversation.tool_results(self.request_bodies())
+    def tool_results(self, *, request_index: int | None = None) -> list[ToolResultSeen]:
+        """Tool results the model received, in order, each once (parsed §5 envelopes); only
+        those first carried by request `request_index` (0 = the first request) if given."""
+        return self.conversation().tool_results(request_index=request_index)
 
     def result_codes(self, action: str | None = None) -> list[str]:
         """`"OK"` or the error code of each tool result, optionally for one action."""
@@ -73,16 +76,36 @@ class ModelHandle:
         """The tool names the page projected with request `index` (default: the latest)."""
         return self.requests[index].tool_names()
 
+    def offered_tools(self, index: int = -1) -> dict[str, FunctionDefinition]:
+        """The tools projected with request `index` (default: the latest), by name."""
+        return {tool.function.name: tool.function for tool in self.requests[index].tools}
+
+    # ---- what the model says (its rules file) ---------------------------------------------
+
+    def reply_after(self, action: str, code: str, locale: str) -> str:
+        """What the model says after a result of `action` with `code` ("OK" for a success), in
+        `locale`: its rules file's words, `{code}` filled in. A success reply whose words use
+        fields of the result (`{name}`) keeps them as placeholders."""
+        language = _model_locale(locale)
+        rules = self.scripted.rules
+        if code == "OK":
+            return rules.success_reply(action).text(language)
+        return rules.failure_reply(action, code).text(language).replace("{code}", code)
+
     def success_phrases(self, action: str, locale: str) -> list[str]:
         """How the model words a success of `action` (its text up to the first `{field}`).
 
         Used to check that after a failure the assistant does not claim success. The
         generic "Done." is left out on purpose: "nothing was done." contains it.
         """
-        if locale not in MODEL_LOCALES:
-            raise ValueError(f"locale must be one of {MODEL_LOCALES}; got {locale!r}")
         replies = self.scripted.rules.replies.get(action)
         if replies is None:
             return []
-        phrase = replies.success.text(cast(ModelLocale, locale)).split("{", 1)[0].strip()
+        phrase = replies.success.text(_model_locale(locale)).split("{", 1)[0].strip()
         return [phrase] if phrase else []
+
+
+def _model_locale(locale: str) -> ModelLocale:
+    if locale not in MODEL_LOCALES:
+        raise ValueError(f"locale must be one of {MODEL_LOCALES}; got {locale!r}")
+    return cast(ModelLocale, locale)

@@ -97,6 +97,18 @@ class ModelRules(RulesModel):
     # How to say a field's value in a reply, e.g. values.archived.true.
     values: dict[str, dict[str, LocalizedText]] = Field(default_factory=dict)
 
+    def success_reply(self, tool: str) -> LocalizedText:
+        """What the model says after a success of `tool` (fields of the result as `{field}`)."""
+        replies = self.replies.get(tool)
+        return replies.success if replies is not None else self.done
+
+    def failure_reply(self, tool: str, code: str) -> LocalizedText:
+        """What the model says after `tool` failed with `code` (`{code}` still to fill): the
+        tool's own words for it, else the shared ones for that code, else `other_failure`."""
+        replies = self.replies.get(tool)
+        return ((replies.failures.get(code) if replies is not None else None)
+                or self.failures.get(code) or self.other_failure)
+
     @field_validator("other_failure")
     @classmethod
     def _other_failure_shows_code(cls, text: LocalizedText) -> LocalizedText:

@@ -20,6 +20,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from harness.server.model.conversation import ModelExchange
 from harness.server.model.provider import ProviderBadReply, ProviderError
 from harness.server.model.rules import ModelRules, load_rules
 from harness.server.model.wire import (
@@ -128,6 +129,7 @@ class ScriptedModel:
         self._intents = [(intent, intent.compiled()) for intent in rules.intents]
         self._lock = threading.Lock()
         self._requests: list[ModelRequest] = []
+        self._replies: dict[int, AssistantMessage] = {}
         self._scripted: deque[Mapping[str, Any] | ProviderError] = deque()
         self._user_rules: list[UserRule] = []
         self._calls_made = 0
@@ -145,6 +147,7 @@ class ScriptedModel:
     def respond(self, request: ModelRequest) -> ChatCompletion:
         """Synchronous core of `complete`: record the request, then answer it."""
         with self._lock:
+            index = len(self._requests)
             self._requests.append(request)
             self._replies_made += 1
             completion_id = f"scripted-{self._replies_made}"
@@ -155,6 +158,9 @@ class ScriptedModel:
             raise scripted
         else:
             message = self._validate_scripted(scripted)
+        with self._lock:
+            if index < len(self._requests) and self._requests[index] is request:  # no reset since
+                self._replies[index] = message
         return ChatCompletion.of(message, id=completion_id, model=MODEL_NAME)
 
     # --- per-test overrides ----------------------------------------------------------
@@ -164,6 +170,14 @@ class ScriptedModel:
         """Every request received so far, oldest first (a copy)."""
         with self._lock:
             return list(self._requests)
+
+    @property
+    def exchanges(self) -> list[ModelExchange]:
+        """Every request received so far with the reply it got (None: it raised), oldest
+        first; index as in `harness.server.model.conversation`."""
+        with self._lock:
+            return [ModelExchange(index=index, request=request, reply=self._replies.get(index))
+                    for index, request in enumerate(self._requests)]
 
     def script(self, *replies: Mapping[str, Any] | ProviderError) -> None:
         """Answer the next requests with these raw assistant messages, in order, ignoring rules.
@@ -206,6 +220,7 @@ class ScriptedModel:
             self._scripted.clear()
             self._user_rules.clear()
             self._requests.clear()
+            self._replies.clear()
             self._calls_made = 0
             self._replies_made = 0
 
@@ -290,17 +305,12 @@ class ScriptedModel:
 
     def _report(self, call: ToolCall | None, outcome: ToolOutcome, locale: ModelLocale) -> str:
         tool = call.function.name if call is not None else ""
-        replies = self.rules.replies.get(tool)
         if outcome.ok:
-            success = replies.success if replies is not None else self.rules.done
+            success = self.rules.success_reply(tool)
             arguments = parse_arguments(call.function.arguments) if call is not None else {}
             fields = {**arguments, **outcome.fields}
             return fill(success.text(locale), self._say_fields(fields, locale))
-        failure = (
-            (replies.failures.get(outcome.code) if replies is not None else None)
-            or self.rules.failures.get(outcome.code)
-            or self.rules.other_failure
-        )
+        failure = self.rules.failure_reply(tool, outcome.code)
         return fill(failure.text(locale), {"code": outcome.code})
 
     def _say_fields(self, fields: Mapping[str, Any], locale: ModelLocale) -> dict[str, str]:

@@ -56,12 +56,6 @@ def set_button(page: Page, action: str, state: str) -> None:
     page.evaluate(SET_BUTTON_STATE, [action, state])
 
 
-def function_of(tool: dict[str, object]) -> dict[str, object]:
-    """The `function` part of one projected tool ({} if it has none)."""
-    function = tool.get("function")
-    return {str(k): v for k, v in function.items()} if isinstance(function, dict) else {}
-
-
 @pytest.mark.guarantee(GUARANTEE)
 def test_projection_offers_every_in_scope_action_whatever_its_button_looks_like(
     testbed_page: Page, dock: Dock, timeline: Timeline, model: ModelHandle, locale: str,
@@ -90,10 +84,10 @@ def test_projection_offers_every_in_scope_action_whatever_its_button_looks_like(
     if len(timeline.server_records(start, kind="model.request")) != 2:
         raise GuaranteeViolation(GUARANTEE, "the turn should make two model requests (the "
                                  "call, then its result)", timeline)
-    offered = {str(f.get("name")): f for f in map(function_of, tools)}
+    offered = {tool.function.name: tool.function for tool in tools}
     wrong = [f"{action}: {offered[action]}" for action, decl in declared.items()
-             if offered[action].get("description") != decl["desc"]
-             or offered[action].get("parameters") != decl["params"]]
+             if offered[action].description != decl["desc"]
+             or offered[action].parameters != decl["params"]]
     if wrong:
         raise GuaranteeViolation(GUARANTEE, f"tools not offered as declared (desc, params): "
                                  f"{wrong}", timeline)

@@ -1,0 +1,209 @@
+"""Guarantees that look at the live page as it is now (the card on screen, boxes, the
+assistant's last words) through `timeline.page`, often together with the record; ask them
+while the page is open."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from playwright.sync_api import Page, expect
+
+from harness.browser.dock import Dock
+from harness.evidence.guarantees.record import no_business_request, state_unchanged
+from harness.evidence.guarantees.violation import fail, listed, results_for, since_or_ready
+from harness.evidence.records import Mark
+from harness.evidence.timeline import Timeline
+from harness.project.texts import Words
+
+# How long a DOM-reading guarantee waits for the UI it inspects to be on screen.
+UI_TIMEOUT_MS = 5_000
+_NOT_BLANK = re.compile(r"\S")
+
+
+def live_page(timeline: Timeline) -> Page:
+    """The page the timeline is attached to, which these guarantees read."""
+    if timeline.page is None:
+        raise RuntimeError("this guarantee reads the DOM: attach the Timeline to a page first")
+    return timeline.page
+
+
+def denial_respected(timeline: Timeline, *, action: str, since: Mark,
+                     success_phrases: Sequence[str]) -> None:
+    """After Deny: the model got PERMISSION_DENIED, nothing was requested or changed, and the
+    assistant does not claim success (its last text contains none of `success_phrases`)."""
+    name = "denial-respected"
+    results = results_for(timeline, action, since)
+    if not results or any(r.code != "PERMISSION_DENIED" for r in results):
+        raise fail(name, f"expected the model to receive PERMISSION_DENIED for {action}, "
+                    f"it received: {listed([r.describe() for r in results])}", timeline)
+    no_business_request(timeline, since=since, guarantee=name)
+    state_unchanged(timeline, since=since, guarantee=name)
+    no_success_claim(timeline, success_phrases=success_phrases, guarantee=name)
+
+
+def no_success_claim(timeline: Timeline, *, success_phrases: Sequence[str],
+                     guarantee: str = "no-success-claim") -> None:
+    """The assistant's last message contains none of the success phrases (case-insensitive)."""
+    text = Dock(live_page(timeline)).last_assistant_text()
+    claimed = [p for p in success_phrases if p and p.casefold() in text.casefold()]
+    if claimed:
+        raise fail(guarantee, f"the assistant claims success ({listed(claimed)}) in "
+                    f"{text!r}", timeline)
+
+
+def always_allow_offered(timeline: Timeline, *, action: str) -> None:
+    """The card on screen for `action` has policy `ask` and an "always allow" button."""
+    name = "always-allow-offered"
+    card = Dock(live_page(timeline)).approval
+    try:
+        expect(card).to_have_attribute("data-action", action, timeout=UI_TIMEOUT_MS)
+        expect(card).to_have_attribute("data-policy", "ask", timeout=UI_TIMEOUT_MS)
+        expect(card.get_by_test_id("pling-approve-always")).to_be_visible(timeout=UI_TIMEOUT_MS)
+    except AssertionError as error:
+        raise fail(name, f"the approval for {action} offers no 'always allow': "
+                    f"{str(error).splitlines()[0]}", timeline) from None
+
+
+# Page script: the parts of the card's argument text (the element and everything in it) whose
+# content overflows a box that hides the rest, i.e. text the user cannot see or scroll to.
+_CLIPPED_PARTS = """args => [args, ...args.querySelectorAll("*")].flatMap(element => {
+  const style = getComputedStyle(element);
+  const hides = value => value === "hidden" || value === "clip";
+  const cut = [];
+  if (hides(style.overflowX) && element.scrollWidth > element.clientWidth + 1) cut.push("width");
+  if (hides(style.overflowY) && element.scrollHeight > element.clientHeight + 1) cut.push("height");
+  return cut.map(side => `${element.tagName.toLowerCase()} cut in ${side}`);
+})"""
+
+
+def approval_shows_arguments(timeline: Timeline, *, action: str, values: Sequence[str],
+                             guarantee: str = "approval-shows-exact-arguments") -> None:
+    """The card on screen for `action` shows each of `values` whole in `pling-approval-args`:
+    verbatim in its text (every character and space, nothing cut or "…"-shortened) and not
+    hidden by a box too small for it (overflow hidden or clipped)."""
+    dock = Dock(live_page(timeline))
+    try:
+        expect(dock.approval).to_have_attribute("data-action", action, timeout=UI_TIMEOUT_MS)
+        expect(dock.approval_args).to_be_visible(timeout=UI_TIMEOUT_MS)
+    except AssertionError as error:
+        raise fail(guarantee, f"no approval card with arguments for {action}: "
+                    f"{str(error).splitlines()[0]}", timeline) from None
+    shown = dock.approval_args.text_content() or ""
+    missing = [value for value in values if value not in shown]
+    if missing:
+        raise fail(guarantee, f"the card for {action} does not show "
+                    f"{listed([repr(v) for v in missing])} whole; its arguments read "
+                    f"{shown!r}", timeline)
+    clipped: list[str] = dock.approval_args.evaluate(_CLIPPED_PARTS)
+    if clipped:
+        raise fail(guarantee, f"the card for {action} hides part of its arguments: "
+                    f"{listed(clipped)}", timeline)
+
+
+def approval_still_open(timeline: Timeline, *, action: str, since: Mark,
+                        guarantee: str = "approval-only-by-click") -> None:
+    """The card for `action` that was on screen at `since` is still there, undecided: it did
+    not leave or get replaced, no result went to the model, nothing was requested or changed.
+    Use it after gestures that are not a click on a decision button (keys, focus, clicks
+    elsewhere), which must answer nothing."""
+    card = Dock(live_page(timeline)).approval
+    try:
+        expect(card).to_have_count(1, timeout=UI_TIMEOUT_MS)
+        expect(card).to_have_attribute("data-action", action, timeout=UI_TIMEOUT_MS)
+    except AssertionError as error:
+        raise fail(guarantee, f"the approval for {action} is no longer waiting: "
+                    f"{str(error).splitlines()[0]}", timeline) from None
+    changes = [f"{e.kind} {e.data.testid}" for e in timeline.page_events(since)
+               if e.kind in ("appear", "disappear") and e.data.testid == "pling-approval"]
+    if changes:
+        raise fail(guarantee, f"the approval card changed although no decision button was "
+                    f"clicked: {listed(changes)}", timeline)
+    sent = timeline.page_model_requests(since)
+    received = timeline.server_records(since, kind="model.request")
+    if sent or received:
+        raise fail(guarantee, f"a result went to the model although the card was not answered "
+                    f"(page sent {len(sent)}, server received {len(received)} model "
+                    f"request(s))", timeline)
+    no_business_request(timeline, since=since, guarantee=guarantee)
+    state_unchanged(timeline, since=since, guarantee=guarantee)
+
+
+def handoff_shows_reason_and_steps(timeline: Timeline, *, steps: int) -> None:
+    """The handoff panel on screen shows a non-empty reason and exactly `steps` steps."""
+    name = "handoff-shows-reason-and-steps"
+    dock = Dock(live_page(timeline))
+    try:
+        expect(dock.handoff_reason).to_have_text(_NOT_BLANK, timeout=UI_TIMEOUT_MS)
+        expect(dock.handoff_steps).to_have_count(steps, timeout=UI_TIMEOUT_MS)
+        for index in range(steps):
+            expect(dock.handoff_steps.nth(index)).to_have_text(_NOT_BLANK)
+    except AssertionError as error:
+        raise fail(name, str(error).splitlines()[0], timeline) from None
+
+
+def highlight_covers_target(timeline: Timeline, *, target: str, tolerance: float = 1.0) -> None:
+    """The highlight for `target` covers the target's box (±`tolerance` px), target in view and
+    marked `data-pling-highlighted` (present, any value: the page contract asks no more)."""
+    name = "highlight-covers-target"
+    page = live_page(timeline)
+    overlay = Dock(page).highlight(target)
+    element = page.locator(f"[data-pling-target='{target}']")
+    try:
+        expect(overlay).to_be_visible(timeout=UI_TIMEOUT_MS)
+        expect(element).to_be_in_viewport(timeout=UI_TIMEOUT_MS)
+        expect(element.and_(page.locator("[data-pling-highlighted]"))).to_have_count(
+            1, timeout=UI_TIMEOUT_MS)
+    except AssertionError as error:
+        raise fail(name, str(error).splitlines()[0], timeline) from None
+    covering, covered = overlay.bounding_box(), element.bounding_box()
+    if covering is None or covered is None:
+        raise fail(name, f"no box for the highlight ({covering}) or {target} ({covered})",
+                    timeline)
+    off = {k: round(covering[k] - covered[k], 2) for k in ("x", "y", "width", "height")}
+    if any(abs(delta) > tolerance for delta in off.values()):
+        raise fail(name, f"the highlight for {target} is at {covering} but the target is at "
+                    f"{covered} (off by {off})", timeline)
+
+
+def highlights_removed(timeline: Timeline, *, since: Mark | None = None) -> None:
+    """No highlight overlay and no highlighted element remain, and each shown one went away."""
+    since = since_or_ready(timeline, since)
+    name = "highlights-removed"
+    page = live_page(timeline)
+    try:
+        expect(page.get_by_test_id("pling-highlight")).to_have_count(0, timeout=UI_TIMEOUT_MS)
+        expect(page.locator("[data-pling-highlighted]")).to_have_count(0, timeout=UI_TIMEOUT_MS)
+    except AssertionError as error:
+        raise fail(name, str(error).splitlines()[0], timeline) from None
+    events = timeline.page_events(since)
+    shown = sum(1 for e in events if e.kind == "appear" and e.data.testid == "pling-highlight")
+    gone = sum(1 for e in events if e.kind == "disappear" and e.data.testid == "pling-highlight")
+    if shown != gone:
+        raise fail(name, f"{shown} highlight(s) appeared but {gone} went away", timeline)
+
+
+def notice_means(timeline: Timeline, words: Words, *, code: str, action: str,
+                 guarantee: str = "notice-means") -> None:
+    """The newest dock notice carrying `data-code=<code>` names `action` and says what the
+    glossary says a `code` notice means in `words`' locale, with no claim it must not make.
+
+    The action is named by the `description` the model received for it (its `desc`), or by
+    its id if the page never offered it (an unknown action). Wording is never compared:
+    "You did not allow X. It was not run." and "X was denied and not carried out." both pass;
+    a notice saying "allowed and done" fails.
+    """
+    notice = Dock(live_page(timeline)).messages("notice").and_(
+        live_page(timeline).locator(f"[data-code='{code}']")).last
+    try:
+        expect(notice).to_be_attached(timeout=UI_TIMEOUT_MS)
+    except AssertionError:
+        raise fail(guarantee, f"no notice with data-code={code!r} is in the dock",
+                    timeline) from None
+    text = notice.inner_text()
+    naming = timeline.conversation().tool_description(action) or action
+    problems = words.meaning_problems(text, code, naming=naming)
+    if problems:
+        raise fail(guarantee, f"the {words.locale} notice for {code} ({text!r}) "
+                    f"{'; '.join(problems)}", timeline)
+

@@ -1,0 +1,330 @@
+"""Guarantees proven from the record alone: the probe's page log, the network and the server's
+log and state, as the timeline holds them (nothing here looks at the page as it is now, so
+each can be asked after the fact, e.g. for a page that has gone)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from harness.evidence.guarantees.violation import fail, listed, results_for, since_or_ready
+from harness.evidence.probe import is_business_path, is_model_path
+from harness.evidence.records import Mark
+from harness.evidence.timeline import Timeline
+from harness.server.model.conversation import parse_sent_request, results_carried
+from harness.server.model.wire import ModelRequest, ToolDefinition
+
+
+def probe_saw_every_business_request(timeline: Timeline, *, since: Mark | None = None) -> None:
+    """Every business call the server and the network saw was also seen by the in-page probe.
+
+    Without this, a page that sent a request around `window.fetch` could slip past the
+    order checks, which read the probe's log.
+    """
+    since = since_or_ready(timeline, since)
+    name = "probe-saw-every-business-request"
+    page = [f"{r.method} {r.path}" for r in timeline.page_business_requests(since)]
+    browser = [f"{r.method} {r.path}" for r in timeline.browser_business_requests(since)]
+    server = [f"{r.method} {r.path}" for r in timeline.server_business_records(since)]
+    if len(browser) > len(page) or len(server) > len(page):
+        raise fail(name, f"the page's probe saw {len(page)} business request(s) ({listed(page)})"
+                    f" but the network saw {len(browser)} ({listed(browser)}) and the server "
+                    f"{len(server)} ({listed(server)}): a request bypassed window.fetch/XHR",
+                    timeline)
+
+
+def no_business_request(timeline: Timeline, *, since: Mark | None = None,
+                        guarantee: str = "no-business-request") -> None:
+    """No business call at all: not started by the page, not on the network, not at the server."""
+    since = since_or_ready(timeline, since)
+    seen = {
+        "page": [f"{r.method} {r.path}" for r in timeline.page_business_requests(since)],
+        "network": [f"{r.method} {r.path}" for r in timeline.browser_business_requests(since)],
+        "server": [f"{r.method} {r.path} → {r.status}"
+                   for r in timeline.server_business_records(since)],
+    }
+    if any(seen.values()):
+        found = ", ".join(f"{where}: {listed(items)}" for where, items in seen.items() if items)
+        raise fail(guarantee, f"expected no business request, but {found}", timeline)
+
+
+def no_model_request(timeline: Timeline, *, since: Mark, why: str,
+                     guarantee: str = "no-model-request") -> None:
+    """Nothing went to the model since `since`: not sent by the page, not received by the
+    server (e.g. while a handoff is still open, nothing may be reported yet). `why` says
+    why none was due, for the failure message."""
+    sent = timeline.page_model_requests(since)
+    received = timeline.server_records(since, kind="model.request")
+    if sent or received:
+        raise fail(guarantee, f"{why}, yet the page sent {len(sent)} model request(s) and the "
+                    f"server received {len(received)}", timeline)
+
+
+def state_unchanged(timeline: Timeline, *, since: Mark,
+                    guarantee: str = "state-unchanged") -> None:
+    """Server state equals its state at `since`, and the page showed no business-state change."""
+    if timeline.workspace is not None and since.workspace is not None:
+        now = timeline.workspace.snapshot()
+        if now != since.workspace:
+            raise fail(guarantee, f"server state changed from {since.workspace!r} to {now!r}",
+                        timeline)
+    changes = timeline.page_states(since)
+    if changes:
+        raise fail(guarantee, f"the page's shown state changed to {changes[-1]!r} "
+                    f"(it showed {since.page_state!r})", timeline)
+
+
+def approval_before_side_effects(timeline: Timeline, *, action: str,
+                                 since: Mark | None = None) -> None:
+    """The approval card for `action` was on screen before any business request or state change.
+
+    Proven from the probe's causal page log (DOM observer + request wrapper), cross-checked
+    against the network and the server log so no request can go unseen.
+    """
+    since = since_or_ready(timeline, since)
+    name = "approval-before-side-effects"
+    probe_saw_every_business_request(timeline, since=since)
+    for event in timeline.page_events(since):
+        if event.kind == "appear" and event.data.testid == "pling-approval" \
+                and event.data.attributes.get("data-action") == action:
+            return
+        if event.kind == "request" and is_business_path(event.data.method, event.data.path):
+            raise fail(name, f"the page sent {event.data.method} {event.data.path} before "
+                        f"any approval for {action} was on screen", timeline)
+        if event.kind == "state":
+            raise fail(name, f"the page's business state changed ({event.data!r}) before "
+                        f"any approval for {action} was on screen", timeline)
+    raise fail(name, f"no approval card for {action} was ever on screen", timeline)
+
+
+def always_allow_never_offered(timeline: Timeline, *, action: str,
+                               since: Mark | None = None) -> None:
+    """Every card shown for `action` had policy `ask-always` and no "always allow" button."""
+    since = since_or_ready(timeline, since)
+    name = "always-allow-never-offered"
+    cards = timeline.shown("pling-approval", since, action=action)
+    if not cards:
+        raise fail(name, f"no approval card for {action} was shown", timeline)
+    for card in cards:
+        if card.attributes.get("data-policy") != "ask-always" \
+                or "pling-approve-always" in (card.buttons or []):
+            raise fail(name, f"a card for {action} showed policy "
+                        f"{card.attributes.get('data-policy')!r} with buttons {card.buttons}",
+                        timeline)
+
+
+def prompted_for_every_call(timeline: Timeline, *, action: str,
+                            since: Mark | None = None) -> None:
+    """As many approval cards for `action` were shown as the model made calls to it."""
+    since = since_or_ready(timeline, since)
+    name = "prompted-for-every-call"
+    calls = [c for c in timeline.tool_calls(since) if c.action == action]
+    cards = timeline.shown("pling-approval", since, action=action)
+    if not calls or len(cards) != len(calls):
+        raise fail(name, f"the model called {action} {len(calls)} time(s) but "
+                    f"{len(cards)} approval card(s) for it were shown", timeline)
+
+
+def ran_without_prompt(timeline: Timeline, *, action: str, since: Mark) -> None:
+    """`action` succeeded with a business request and no approval card on screen."""
+    name = "ran-without-prompt"
+    cards = timeline.shown("pling-approval", since)
+    if cards:
+        raise fail(name, f"expected no prompt, but {len(cards)} approval card(s) were shown "
+                    f"({listed([c.attributes.get('data-action') for c in cards])})", timeline)
+    if not timeline.page_business_requests(since):
+        raise fail(name, f"{action} made no business request", timeline)
+    model_received(timeline, action=action, code="OK", since=since, guarantee=name)
+
+
+def model_received(timeline: Timeline, *, action: str, code: str, since: Mark | None = None,
+                   guarantee: str = "model-received") -> None:
+    """The latest result the model received for `action` has `code` ("OK" for a success)."""
+    since = since_or_ready(timeline, since)
+    results = results_for(timeline, action, since)
+    if not results or results[-1].code != code:
+        raise fail(guarantee, f"expected the model to receive {code} for {action}, it "
+                    f"received: {listed([r.describe() for r in results])}", timeline)
+
+
+def rejected_without_prompt(timeline: Timeline, *, action: str, code: str,
+                            since: Mark | None = None) -> None:
+    """A call failing the pipeline's checks (§3 steps 1 to 4) answers `code`, with no prompt,
+    no handoff and no business request."""
+    since = since_or_ready(timeline, since)
+    name = "rejected-without-prompt"
+    model_received(timeline, action=action, code=code, since=since, guarantee=name)
+    for testid in ("pling-approval", "pling-handoff"):
+        shown = timeline.shown(testid, since)
+        if shown:
+            raise fail(name, f"{action} was rejected with {code}, but {testid} was shown "
+                        f"first", timeline)
+    no_business_request(timeline, since=since, guarantee=name)
+
+
+def no_silent_retry(timeline: Timeline, *, since: Mark) -> None:
+    """After a denial, cancel or timeout: exactly one more model request — the one reporting
+    the (failed) result — and no business request."""
+    name = "no-silent-retry"
+    no_business_request(timeline, since=since, guarantee=name)
+    page_sent = timeline.page_model_requests(since)
+    server_saw = timeline.server_records(since, kind="model.request")
+    if len(page_sent) != 1 or len(server_saw) != 1:
+        raise fail(name, f"expected exactly one model request after the decision, the page "
+                    f"sent {len(page_sent)} and the server received {len(server_saw)}", timeline)
+    results = timeline.tool_results(since)
+    if not results or any(r.ok for r in results):
+        raise fail(name, "the one model request after the decision should report the failed "
+                    f"result, it carried: {listed([r.describe() for r in results])}", timeline)
+
+
+def projection_exactly(timeline: Timeline, *, tools: Sequence[str], since: Mark,
+                       guarantee: str = "projection-complete") -> list[ToolDefinition]:
+    """Every model request the server received since `since` offered exactly `tools` (as a
+    multiset of names, order free), and there was at least one. Returns the last request's
+    `tools`, for checks that also compare descriptions and parameters."""
+    requests = [r for r in timeline.server_records(since, kind="model.request")
+                if r.model_request is not None]
+    if not requests:
+        raise fail(guarantee, "the server received no model request", timeline)
+    wanted = sorted(tools)
+    last: list[ToolDefinition] = []
+    for index, record in enumerate(requests, start=1):
+        assert record.model_request is not None
+        names = record.model_request.tool_names()
+        if sorted(names) != wanted:
+            missing = sorted(set(wanted) - set(names))
+            extra = sorted(set(names) - set(wanted))
+            raise fail(guarantee, f"model request {index} (server seq {record.seq}) offered "
+                        f"{names}; want exactly {wanted} (missing: {listed(missing)}; "
+                        f"not expected: {listed(extra)})", timeline)
+        last = list(record.model_request.tools)
+    return last
+
+
+def handoff_without_approval(timeline: Timeline, *, action: str,
+                             since: Mark | None = None) -> None:
+    """The handoff for `action` was shown and no approval card ever was (no stacking)."""
+    since = since_or_ready(timeline, since)
+    name = "handoff-without-approval"
+    if not timeline.shown("pling-handoff", since, action=action):
+        raise fail(name, f"no handoff panel for {action} was shown", timeline)
+    cards = timeline.shown("pling-approval", since)
+    if cards:
+        raise fail(name, f"an approval card was shown for a handoff "
+                    f"({listed([c.attributes for c in cards])})", timeline)
+
+
+def no_writes_into_targets(timeline: Timeline, *, targets: Sequence[str] | None = None,
+                           since: Mark | None = None) -> None:
+    """No script wrote a value into a handoff target (value setter, setAttribute("value"),
+    setRangeText, execCommand). `targets`: target ids or testids; None means any element
+    carrying data-pling-target. The user's typing (input events) is not a write."""
+    since = since_or_ready(timeline, since)
+    name = "no-writes-into-targets"
+    writes = [
+        w for w in timeline.writes(since)
+        if (w.target is not None if targets is None else (w.target in targets
+                                                          or w.testid in targets))
+    ]
+    if writes:
+        said = [f"{w.value!r} into {w.target or w.testid} via {w.via}" for w in writes]
+        raise fail(name, f"the page wrote into a handoff target: {listed(said)}", timeline)
+
+
+def success_only_after_published(timeline: Timeline, *, action: str = "publish_changes",
+                                 since: Mark | None = None) -> None:
+    """The handoff's success reached the model only after the server had published and the
+    page showed "published".
+
+    Server: the publish call (200, state published) comes before the model request that
+    first carries the success receipt, and no earlier request carried one. Page: when the
+    request carrying the receipt left, the status region already showed "published".
+    """
+    since = since_or_ready(timeline, since)
+    name = "success-only-after-published"
+    successes = [r for r in results_for(timeline, action, since) if r.ok]
+    if len(successes) != 1:
+        raise fail(name, f"expected one success for {action} reported to the model, found "
+                    f"{len(successes)}", timeline)
+    asked = timeline.conversation().exchanges[successes[0].request_index].seq
+    [carrying] = [r for r in timeline.server_records(kind="model.request") if r.seq == asked]
+    published = [r for r in timeline.server_business_records(since)
+                 if r.path == "/api/workspace/publish" and r.status == 200 and r.state.published]
+    if not published or published[0].seq > carrying.seq or not carrying.state.published:
+        raise fail(name, f"the model request carrying the receipt (server seq {carrying.seq}) "
+                    f"did not come after a successful publish (publish records: "
+                    f"{listed([f'seq {r.seq} → {r.status}' for r in published])})", timeline)
+    sent = [r for r in timeline.page_model_requests(since)
+            if _carries_success(parse_sent_request(r.body), successes[0].call_id)]
+    if not sent:
+        raise fail(name, "the page's probe saw no model request carrying the receipt", timeline)
+    if sent[0].state.status != "published":
+        raise fail(name, f"the receipt left the page while the status showed "
+                    f"{sent[0].state.status!r}, not 'published'", timeline)
+
+
+def one_call_at_a_time(timeline: Timeline, *, since: Mark | None = None) -> None:
+    """The tool calls were handled one after another: at no moment in the page's log were two
+    in progress, counting each approval card on screen and each business request the page
+    started whose answer had not reached it yet. So a call's card or business request came
+    only after the previous call's card was decided and its business answer was in.
+    (A user's own requests during a handoff would count too: use it where there is none.)"""
+    since = since_or_ready(timeline, since)
+    name = "calls-one-after-another"
+    cards = 0
+    waiting: dict[int, str] = {}  # business request id → "METHOD /path"
+    for event in timeline.page_events(since):
+        if event.kind in ("appear", "disappear") and event.data.testid == "pling-approval":
+            cards += 1 if event.kind == "appear" else -1
+        elif event.kind == "request" and is_business_path(event.data.method, event.data.path):
+            waiting[event.data.id] = f"{event.data.method} {event.data.path}"
+        elif event.kind == "response":
+            waiting.pop(event.data.id, None)
+        else:
+            continue
+        if cards + len(waiting) > 1:
+            raise fail(name, f"two calls were in progress at once: {cards} approval card(s) on "
+                        f"screen and business request(s) still unanswered: "
+                        f"{listed(list(waiting.values()))}", timeline)
+
+
+def success_after_business_answer(timeline: Timeline, *, call_id: str, path: str,
+                                  since: Mark | None = None) -> None:
+    """A `run`'s success reached the model only after its business request was answered with
+    success: the server answered `path` with a 2xx before it received the first model request
+    carrying `{"ok": true}` for `call_id`, and in the page's log that request left only after
+    the answer had reached the page."""
+    since = since_or_ready(timeline, since)
+    name = "success-after-business-answer"
+    carrying = [r for r in timeline.server_records(since, kind="model.request")
+                if _carries_success(r.model_request, call_id)]
+    if not carrying:
+        raise fail(name, f"no model request carried a success for {call_id}", timeline)
+    answered = [r for r in timeline.server_business_records(since)
+                if r.path == path and r.status is not None and 200 <= r.status < 300]
+    if not answered or answered[0].seq > carrying[0].seq:
+        raise fail(name, f"the success for {call_id} reached the server (seq {carrying[0].seq}) "
+                    f"before any successful answer to {path} (answers at: "
+                    f"{listed([f'seq {r.seq}' for r in answered])})", timeline)
+    events = timeline.page_events(since)
+    asked = {e.data.id for e in events
+             if e.kind == "request" and e.data.path.split("?", 1)[0] == path}
+    answer_at = next((index for index, e in enumerate(events)
+                      if e.kind == "response" and e.data.id in asked
+                      and e.data.status is not None and 200 <= e.data.status < 300), None)
+    sent_at = next((index for index, e in enumerate(events)
+                    if e.kind == "request" and is_model_path(e.data.path)
+                    and _carries_success(parse_sent_request(e.data.body), call_id)), None)
+    if sent_at is None:
+        raise fail(name, f"the page's probe saw no model request carrying the success for "
+                    f"{call_id}", timeline)
+    if answer_at is None or sent_at < answer_at:
+        raise fail(name, f"the page sent the success for {call_id} before the answer to {path} "
+                    f"had reached it", timeline)
+
+
+
+def _carries_success(request: ModelRequest | None, call_id: str) -> bool:
+    """Whether a model request carries an ok result for `call_id`."""
+    return request is not None and any(
+        r.call_id == call_id and r.ok for r in results_carried(request))
