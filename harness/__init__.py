@@ -1,1 +1,108 @@
-"""Pling harness: proves an in-page agent's confirmation and handoff guarantees end to end."""
+"""Pling harness: proves an in-page agent's confirmation and handoff guarantees end to end.
+
+This is the check author's API, as `pytest` is for tests: a check imports what it names
+from here (``from harness import Dock, Timeline, guarantees``), never from the layers below
+(`tests/test_check_api.py` holds every check file to that). The fixtures come from the
+pytest plugin (`harness.plugin.plugin`, see `pytest --fixtures`); these are their types
+and the helpers checks use with them.
+"""
+
+from harness.browser.dock import FORGE_ROUTES, Dock, ForgeRoute
+from harness.browser.pages import open_page, reload_page
+from harness.browser.testbed import Testbed
+from harness.evidence import guarantees
+from harness.evidence.guarantees import GuaranteeViolation
+from harness.evidence.records import Mark
+from harness.evidence.timeline import Timeline
+from harness.plugin.factories import OpenTutorialPage, StartTutorialServer
+from harness.project.glossary import Glossary, glossary_for
+from harness.project.texts import Say, Words, page_copy, runtime_copy_path, runtime_text
+from harness.project.tutorial_text import TutorialText, load_tutorial_text, tutorial_text_path
+from harness.project.tutorials import Tutorial, TutorialError, load_tutorial
+from harness.server.log import ServerRecord
+from harness.server.model.conversation import (
+    Conversation,
+    ModelExchange,
+    ToolCallSeen,
+    ToolResultSeen,
+)
+from harness.server.model.fake_upstream import (
+    Answer,
+    Behaviour,
+    Fail,
+    FakeUpstream,
+    HangUp,
+    Malformed,
+    Stall,
+)
+from harness.server.model.handle import ModelHandle, calling, tool_call
+from harness.server.model.provider import (
+    ProviderBadReply,
+    ProviderError,
+    ProviderTimeout,
+    ProviderUnavailable,
+)
+from harness.server.model.wire import ModelRequest, ToolDefinition
+from harness.server.runner import TutorialServer
+from harness.server.state import (
+    INITIAL_NAME,
+    INITIAL_WORKSPACE,
+    PUBLISH_CODE,
+    TestbedCall,
+    WorkspaceSnapshot,
+)
+
+__all__ = [
+    "FORGE_ROUTES",
+    "INITIAL_NAME",
+    "INITIAL_WORKSPACE",
+    "PUBLISH_CODE",
+    "Answer",
+    "Behaviour",
+    "Conversation",
+    "Dock",
+    "Fail",
+    "FakeUpstream",
+    "ForgeRoute",
+    "Glossary",
+    "GuaranteeViolation",
+    "HangUp",
+    "Malformed",
+    "Mark",
+    "ModelExchange",
+    "ModelHandle",
+    "ModelRequest",
+    "OpenTutorialPage",
+    "ProviderBadReply",
+    "ProviderError",
+    "ProviderTimeout",
+    "ProviderUnavailable",
+    "Say",
+    "ServerRecord",
+    "Stall",
+    "StartTutorialServer",
+    "Testbed",
+    "TestbedCall",
+    "Timeline",
+    "ToolCallSeen",
+    "ToolDefinition",
+    "ToolResultSeen",
+    "Tutorial",
+    "TutorialError",
+    "TutorialServer",
+    "TutorialText",
+    "Words",
+    "WorkspaceSnapshot",
+    "calling",
+    "glossary_for",
+    "guarantees",
+    "load_tutorial",
+    "load_tutorial_text",
+    "open_page",
+    "page_copy",
+    "reload_page",
+    "runtime_copy_path",
+    "runtime_text",
+    "tool_call",
+    "tutorial_text_path",
+]

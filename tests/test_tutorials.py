@@ -67,6 +67,10 @@ def test_load_tutorial_unknown_name_raises_with_the_fix() -> None:
         ({"fixture": "../../etc"}, "fixture"),
         ({"debug": True}, "debug"),
         ({"default_locale": "fr"}, "default_locale"),
+        ({"user_requests": {"archive": {"en": "archive it"}}}, "user_requests.archive"),
+        ({"user_requests": {"archive": {"en": "archive it", "zh": " "}}}, "user_requests"),
+        ({"user_requests": {"archive": {"en": "a", "zh": "b", "fr": "c"}}}, "user_requests"),
+        ({"user_requests": {"Archive it": {"en": "a", "zh": "b"}}}, "user_requests"),
     ],
 )
 def test_load_tutorial_invalid_field_raises_naming_file_and_field(
@@ -108,3 +112,16 @@ def test_list_tutorials_duplicate_short_id_raises(tmp_path: Path) -> None:
 def test_tutorial_model_extra_field_is_refused() -> None:
     with pytest.raises(ValueError, match="Extra inputs are not permitted"):
         Tutorial.model_validate({**R15_DEFINITION, "extra": 1})
+
+
+def test_user_request_is_the_tutorials_words_in_the_locale() -> None:
+    tutorial = load_tutorial("r-15")
+
+    assert tutorial.user_request("archive", "en") == "archive the workspace"
+    assert tutorial.user_request("archive", "zh") == "归档工作区"
+
+
+def test_user_request_unknown_name_raises_listing_the_known_ones() -> None:
+    with pytest.raises(TutorialError, match=r"no user request 'archiv' \(known: archive, "
+                                            r"publish, reset, save, status\); add it"):
+        load_tutorial("r-15").user_request("archiv", "en")

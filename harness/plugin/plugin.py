@@ -4,19 +4,26 @@ Built on pytest-playwright's fixtures (`browser` → `context` → `page`), so i
 as usual: --headed, --browser-channel, --slowmo, --tracing, --screenshot, --video,
 --output. One browser per worker, a fresh context and page per test.
 
-Fixtures (see `pytest --fixtures`): `tutorial_id`, `locale`, `tutorial_server`, `model`,
-`timeline`, `tutorial_page`, `testbed_page`, `dock`. A check reads like this::
+Fixtures (see `pytest --fixtures`): the tutorial (`tutorial_id`, `tutorial`,
+`tutorial_root`, `locale`, `words`, `say`), its server (`tutorial_server`,
+`start_tutorial_server`, `fake_upstream`, `model`), the pages (`tutorial_page`,
+`open_tutorial_page`, `testbed_page`, `testbed`, `dock`) and the record (`timeline`,
+`gallery`). A check imports only from `harness` and reads like this::
+
+    from harness import Dock, ModelHandle, Say, Timeline, guarantees
 
     @pytest.mark.guarantee("denial-respected")
-    def test_archive_denied(tutorial_page, dock, timeline, model, locale):
-        dock.ask("archive the workspace" if locale == "en" else "归档工作区")
+    def test_archive_denied(tutorial_page: Page, dock: Dock, timeline: Timeline,
+                            model: ModelHandle, say: Say, locale: str) -> None:
+        dock.ask(say("archive"))
         before = timeline.mark()
         dock.deny()
         guarantees.denial_respected(timeline, action="archive_workspace", since=before,
                                     success_phrases=model.success_phrases(...))
 
 To serve differently (e.g. another model provider), override `tutorial_server` in the
-test module; `model`, `timeline` and the page fixtures follow it.
+test module with one from `start_tutorial_server(environ=...)`; `model`, `timeline` and
+the page fixtures follow it.
 
 Options: --pling-root DIR (what the server serves), --pling-locale zh|en (run one
 locale), --pling-report PATH (JSON: each test's locale, guarantees, outcome, failure),
@@ -30,7 +37,7 @@ from __future__ import annotations
 
 import os
 import shlex
-from collections.abc import Generator, Iterator
+from collections.abc import Generator, Iterator, Mapping
 from pathlib import Path
 
 import pytest
@@ -38,9 +45,11 @@ from playwright.sync_api import Page
 
 from harness.browser.dock import Dock
 from harness.browser.pages import open_page, testbed_url
+from harness.browser.testbed import Testbed
 from harness.evidence.guarantees import GuaranteeViolation
 from harness.evidence.timeline import Timeline
 from harness.plugin import overrides as pytest_overrides
+from harness.plugin.factories import OpenTutorialPage, StartTutorialServer
 from harness.plugin.gallery import Gallery, load_page_states
 from harness.plugin.html_report import GALLERY_DIR_NAME
 from harness.plugin.report import ReportExtras
@@ -54,10 +63,12 @@ from harness.plugin.report_writer import (
     locale_of,
 )
 from harness.project.paths import FIXTURES_DIR_NAME, PROJECT_ROOT, TUTORIALS_DIR_NAME
-from harness.project.texts import page_copy
-from harness.project.tutorials import TutorialError
+from harness.project.texts import Say, Words, page_copy
+from harness.project.tutorials import Tutorial, TutorialError, load_tutorial
+from harness.server.model.fake_upstream import FakeUpstream
 from harness.server.model.handle import ModelHandle
 from harness.server.runner import ServerShutdown, TutorialServer
+from harness.server.state import WorkspaceSnapshot
 
 DEFAULT_TUTORIAL_ID = "r-15-confirmation-and-human-handoff"
 LOCALES = ("zh", "en")
@@ -237,6 +248,39 @@ def tutorial_id() -> str:
 
 
 @pytest.fixture
+def tutorial_root(pytestconfig: pytest.Config) -> Path:
+    """The folder the tutorial server serves (--pling-root, else the project root): its
+    `fixtures/` and `tutorials/`. Read the tutorial's files from here, never from the
+    project, so a check sees what the server serves (the mutation runner's copy)."""
+    return pling_root(pytestconfig)
+
+
+@pytest.fixture
+def tutorial(tutorial_id: str, tutorial_root: Path) -> Tutorial:
+    """The tutorial under check (`tutorial.json` under `tutorial_root`, validated)."""
+    try:
+        return load_tutorial(tutorial_id, tutorial_root)
+    except TutorialError as error:
+        pytest.fail(str(error), pytrace=False)
+
+
+@pytest.fixture
+def words(tutorial: Tutorial, tutorial_root: Path, locale: str) -> Words:
+    """The page's texts in `locale`: what a notice must mean (``words.meaning_problems(text,
+    code, naming=...)``, from the reviewed glossary), the page copy (``words.copy[key]``,
+    ``words.desc(action)``) and the runtime's (``words.runtime(key)``)."""
+    return Words(tutorial_root, tutorial, locale)
+
+
+@pytest.fixture
+def say(tutorial: Tutorial, locale: str) -> Say:
+    """What a user types for a named request in `locale`: ``dock.ask(say("archive"))``. The
+    requests are the tutorial's (`user_requests` in its tutorial.json); an unknown name
+    fails, listing the known ones."""
+    return Say(tutorial, locale)
+
+
+@pytest.fixture
 def locale(request: pytest.FixtureRequest) -> str:
     """The page's locale, "zh" or "en". Every test that uses it runs once per locale
     (only the one given with --pling-locale)."""
@@ -255,24 +299,46 @@ def _servers_shutting_down() -> Iterator[list[ServerShutdown]]:
 
 
 @pytest.fixture
-def tutorial_server(tutorial_id: str, pytestconfig: pytest.Config,
-                    _servers_shutting_down: list[ServerShutdown]) -> Iterator[TutorialServer]:
+def start_tutorial_server(
+    tutorial: Tutorial, tutorial_root: Path, _servers_shutting_down: list[ServerShutdown],
+) -> Iterator[StartTutorialServer]:
+    """A factory: ``start_tutorial_server(environ={...})`` starts a fixture server for the
+    tutorial on 127.0.0.1, port 0, serving `tutorial_root`, whose model provider comes from
+    `environ` (`PLING_MODEL_*`; none given: the scripted model, whatever the process
+    environment says). Each server shuts down in the background after the test, as
+    `tutorial_server` does. For provider checks: override `tutorial_server` in the module
+    with one started here (e.g. pointed at `fake_upstream`)."""
+    started: list[TutorialServer] = []
+
+    def start(*, environ: Mapping[str, str] | None = None) -> TutorialServer:
+        server = TutorialServer(tutorial=tutorial, root=tutorial_root, environ=dict(environ or {}))
+        server.start()
+        started.append(server)
+        return server
+
+    yield start
+    # Forget the shutdowns that are over, so a long session keeps no old servers alive.
+    _servers_shutting_down[:] = [old for old in _servers_shutting_down if not old.done]
+    _servers_shutting_down.extend(server.begin_stop() for server in started)
+
+
+@pytest.fixture
+def tutorial_server(start_tutorial_server: StartTutorialServer) -> TutorialServer:
     """A fresh fixture server for the tutorial on 127.0.0.1, port 0: its own workspace
     state, log and scripted model, serving --pling-root. Always the scripted model,
     whatever PLING_MODEL_* says, so checks are deterministic. A server per test, not a
     shared one reset between tests, so a request still in flight when a test ends can
     only reach that test's own server."""
-    try:
-        server = TutorialServer(tutorial=tutorial_id, root=pling_root(pytestconfig), environ={})
-    except TutorialError as error:
-        pytest.fail(str(error), pytrace=False)
-    server.start()
-    try:
-        yield server
-    finally:
-        # Forget the shutdowns that are over, so a long session keeps no old servers alive.
-        _servers_shutting_down[:] = [old for old in _servers_shutting_down if not old.done]
-        _servers_shutting_down.append(server.begin_stop())
+    return start_tutorial_server()
+
+
+@pytest.fixture
+def fake_upstream(tutorial: Tutorial, tutorial_root: Path) -> Iterator[FakeUpstream]:
+    """An OpenAI-compatible upstream on 127.0.0.1 that answers like the tutorial's scripted
+    model unless a check queues a fault (``fake_upstream.queue(Fail(500))``); point a server
+    at it with ``start_tutorial_server(environ=fake_upstream.environ(api_key=...))``."""
+    with FakeUpstream.answering_like(tutorial, tutorial_root) as upstream:
+        yield upstream
 
 
 @pytest.fixture
@@ -293,7 +359,8 @@ def timeline(page: Page, tutorial_server: TutorialServer,
     handoff / highlight UI, writes into inputs), the network, the server log, and the
     runtime's own events. `timeline.mark()` and `since=` scope questions to a moment;
     `timeline.render()` is printed with any failing test that used it."""
-    recorder = Timeline(server_log=tutorial_server.log, workspace=tutorial_server.state)
+    recorder = Timeline(server_log=tutorial_server.log, workspace=tutorial_server.state,
+                        contract=tutorial_server.tutorial.contract)
     recorder.attach(page)
     request.node.stash[TIMELINE_KEY] = recorder
     return recorder
@@ -308,22 +375,44 @@ def gallery(pytestconfig: pytest.Config) -> Gallery:
 
 
 @pytest.fixture
-def tutorial_page(page: Page, timeline: Timeline, tutorial_server: TutorialServer,
-                  locale: str, gallery: Gallery, request: pytest.FixtureRequest) -> Page:
+def open_tutorial_page(page: Page, timeline: Timeline, tutorial_server: TutorialServer,
+                       locale: str, gallery: Gallery,
+                       request: pytest.FixtureRequest) -> OpenTutorialPage:
+    """A factory: ``open_tutorial_page(workspace=WorkspaceSnapshot(...))`` puts the server's
+    workspace in that state (none given: as it is) and opens pytest-playwright's `page` on
+    the tutorial in `locale`, exactly as `tutorial_page` does (probe, paused clock,
+    gallery). Once per test: reload with ``harness.reload_page(page)``."""
+    opened: list[Page] = []
+
+    def open_tutorial(*, workspace: WorkspaceSnapshot | None = None) -> Page:
+        if opened:
+            raise RuntimeError("the tutorial page is already open in this test; reload it "
+                               "with harness.reload_page(page)")
+        if workspace is not None:
+            tutorial_server.state.replace(workspace)
+        open_page(page, tutorial_server.page_url(locale))
+        opened.append(page)
+        if gallery.enabled:
+            server = tutorial_server
+            try:
+                gallery.watch(page, locale=locale, source=request.node.nodeid,
+                              page_states=load_page_states(server.tutorial, server.root),
+                              copy=page_copy(server.root, server.tutorial, locale))
+            except TutorialError as error:
+                pytest.fail(str(error), pytrace=False)
+        return page
+
+    return open_tutorial
+
+
+@pytest.fixture
+def tutorial_page(open_tutorial_page: OpenTutorialPage) -> Page:
     """pytest-playwright's `page`, opened on the tutorial in `locale` with the timeline's
     probe installed and the clock paused (move it with ``page.clock.fast_forward``).
     Reload with ``harness.reload_page(page)``; the timeline's ready mark follows. With
-    --pling-html, the gallery watches it."""
-    open_page(page, tutorial_server.page_url(locale))
-    if gallery.enabled:
-        server = tutorial_server
-        try:
-            gallery.watch(page, locale=locale, source=request.node.nodeid,
-                          page_states=load_page_states(server.tutorial, server.root),
-                          copy=page_copy(server.root, server.tutorial, locale))
-        except TutorialError as error:
-            pytest.fail(str(error), pytrace=False)
-    return page
+    --pling-html, the gallery watches it. For another starting workspace use
+    `open_tutorial_page`."""
+    return open_tutorial_page()
 
 
 @pytest.fixture
@@ -341,3 +430,12 @@ def dock(page: Page) -> Dock:
     handoff_done(), handoff_cancel(), handoff_next(), and locators (approval, handoff,
     handoff_steps, highlights, messages(role)). Open a page first (`tutorial_page`)."""
     return Dock(page)
+
+
+@pytest.fixture
+def testbed(testbed_page: Page, tutorial_server: TutorialServer) -> Testbed:
+    """The testbed page object on `testbed_page`: ``testbed.declare({...})`` (any action, as
+    a page registers it), ``refusal(decl)``, ``set_enabled``, ``activate_scope``,
+    ``button(id)``, ``finish(id)`` (a handoff's steps, done by the user) and ``calls()``
+    (the business calls its actions made at the server)."""
+    return Testbed(testbed_page, tutorial_server.testbed)

@@ -103,3 +103,17 @@ class Words:
         """The copy's exact notice for a failed call of `action` with `code` (runtime
         error.<CODE>). Prefer `means`/`guarantees.notice_means`: this agrees with any copy."""
         return self.runtime(f"error.{code}", action=self.desc(action))
+
+
+class Say:
+    """What a user types to the assistant for a named request, in one locale:
+    ``say("archive")`` → "归档工作区". The words are the tutorial's own (`user_requests` in its
+    tutorial.json), plain requests its model understands; an unknown name is a TutorialError
+    that lists the known ones."""
+
+    def __init__(self, tutorial: Tutorial, locale: str) -> None:
+        self.tutorial = tutorial
+        self.locale = locale
+
+    def __call__(self, request: str) -> str:
+        return self.tutorial.user_request(request, self.locale)

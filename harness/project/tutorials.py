@@ -18,6 +18,8 @@ MODEL_RULES_FILE_NAME = "model-rules.json"
 # Ids become folder names and URL parts, so they are kept to a safe alphabet.
 Slug = Annotated[str, Field(pattern=r"^[a-z0-9][a-z0-9-]*$", max_length=100)]
 Locale = Annotated[str, Field(pattern=r"^[a-z]{2}(-[A-Z]{2})?$")]
+RequestName = Annotated[str, Field(pattern=r"^[a-z][a-z0-9_-]*$", max_length=50)]
+UserText = Annotated[str, Field(min_length=1, pattern=r"\S")]
 
 
 class TutorialError(Exception):
@@ -48,6 +50,9 @@ class Tutorial(BaseModel):
     page: PageDeclaration = Field(default_factory=PageDeclaration)
     api: ApiDeclaration = Field(default_factory=ApiDeclaration)
     published: PublishedRule | None = None
+    user_requests: dict[RequestName, dict[Locale, UserText]] = Field(default_factory=dict)
+    """What a user types for each named request, in every locale (a check's `say("archive")`):
+    plain words the tutorial's model understands."""
 
     @model_validator(mode="after")
     def _default_locale_is_offered(self) -> Self:
@@ -62,6 +67,28 @@ class Tutorial(BaseModel):
         except ValidationError as error:
             raise ValueError(str(error.errors()[0]["msg"]).removeprefix("Value error, ")) from None
         return self
+
+    @model_validator(mode="after")
+    def _user_requests_speak_every_locale(self) -> Self:
+        for name, texts in self.user_requests.items():
+            if set(texts) != set(self.locales):
+                raise ValueError(
+                    f"user_requests.{name} has locales {sorted(texts)}; give exactly the "
+                    f"tutorial's locales {list(self.locales)}")
+        return self
+
+    def user_request(self, name: str, locale: str) -> str:
+        """What a user types for request `name` in `locale` (from `user_requests`)."""
+        texts = self.user_requests.get(name)
+        if texts is None:
+            known = ", ".join(sorted(self.user_requests)) or "none"
+            raise TutorialError(
+                f"tutorial {self.id!r} has no user request {name!r} (known: {known}); add it "
+                f"to user_requests in tutorials/{self.id}/{TUTORIAL_FILE_NAME}")
+        if locale not in texts:
+            raise TutorialError(f"tutorial {self.id!r} has no {locale!r} text for user request "
+                                f"{name!r}; its locales are {list(self.locales)}")
+        return texts[locale]
 
     @property
     def contract(self) -> PageContract:
