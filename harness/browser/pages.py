@@ -4,9 +4,10 @@ The clock is installed before navigation at a fixed instant, so every run sees t
 dates; once the page is ready it is paused one hour later, after which the page's time
 moves only when a test calls `page.clock.fast_forward(...)` (handoff timeouts).
 
-"Ready" means the dock is visible and, on the tutorial page, the `workspace-status` region
-has rendered the server's state (`data-state` is set), or on the testbed, its `testbed`
-element says `data-ready="true"`.
+"Ready" means the dock is visible and, on the tutorial page, the tutorial's own ready
+condition holds (`page.ready` in its tutorial.json, r-15: the `workspace-status` region has
+rendered the server's state, `data-state` is set; registered for a page with
+`expect_ready`), or on the testbed, its `testbed` element says `data-ready="true"`.
 """
 
 from __future__ import annotations
@@ -18,17 +19,28 @@ from collections.abc import Callable
 
 from playwright.sync_api import Page, expect
 
+from harness.project.contract import ReadyCondition
+
 # A fixed, unremarkable instant: Monday 6 January 2025, 09:00 UTC.
 CLOCK_START = dt.datetime(2025, 1, 6, 9, 0, tzinfo=dt.UTC)
 # Where the paused clock stands once the page is ready.
 CLOCK_PAUSED_AT = CLOCK_START + dt.timedelta(hours=1)
 # Loading the page and the runtime from a local server; generous for a busy 2-core machine.
 READY_TIMEOUT_MS = 15_000
-STATUS_TESTID = "workspace-status"
 TESTBED_TESTID = "testbed"
 _ANY_VALUE = re.compile(r".+")
 _READY_LISTENERS: weakref.WeakKeyDictionary[Page, list[Callable[[], object]]] = (
     weakref.WeakKeyDictionary())
+_READY_CONDITIONS: weakref.WeakKeyDictionary[Page, ReadyCondition] = weakref.WeakKeyDictionary()
+
+
+def expect_ready(page: Page, condition: ReadyCondition | None) -> None:
+    """From now on `page` is ready only once `condition` holds too, wherever its element is
+    in the markup (the tutorial page; the testbed has no such element)."""
+    if condition is None:
+        _READY_CONDITIONS.pop(page, None)
+    else:
+        _READY_CONDITIONS[page] = condition
 
 
 def when_ready(page: Page, listener: Callable[[], object]) -> None:
@@ -59,10 +71,13 @@ def reload_page(page: Page) -> Page:
 
 def wait_until_ready(page: Page) -> None:
     expect(page.get_by_test_id("pling-dock")).to_be_visible(timeout=READY_TIMEOUT_MS)
-    # The markup is parsed by now, so whether the page has a status region is settled.
-    status = page.get_by_test_id(STATUS_TESTID)
-    if status.count():
-        expect(status).to_have_attribute("data-state", _ANY_VALUE, timeout=READY_TIMEOUT_MS)
+    # The markup is parsed by now, so whether the page has the condition's element is settled.
+    condition = _READY_CONDITIONS.get(page)
+    if condition is not None:
+        marked = page.get_by_test_id(condition.testid)
+        if marked.count():
+            expect(marked).to_have_attribute(condition.attribute, _ANY_VALUE,
+                                             timeout=READY_TIMEOUT_MS)
     testbed = page.get_by_test_id(TESTBED_TESTID)
     if testbed.count():
         expect(testbed).to_have_attribute("data-ready", "true", timeout=READY_TIMEOUT_MS)

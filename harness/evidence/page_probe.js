@@ -1,9 +1,9 @@
 // The harness's in-page probe, injected with addInitScript before any page script runs.
 //
 // It records, in page order, what the page really did: every request the page starts
-// (fetch, XHR, sendBeacon) with a snapshot of the business state at that instant; the
-// approval / handoff / highlight UI appearing and disappearing; the page's business state
-// (workspace status, shown name) changing; clicks and input events on decision buttons
+// (fetch, XHR, sendBeacon) with a snapshot of the business view at that instant; the
+// approval / handoff / highlight UI appearing and disappearing; the page's business view
+// changing; clicks and input events on decision buttons
 // and bound elements; every programmatic write into an input (value setter,
 // setAttribute("value"), setRangeText, execCommand); and the runtime's own `pling:event`
 // reports. Entries go to the exposed binding (so they survive reloads) and stay in
@@ -13,12 +13,20 @@
 // later microtask, so before logging a request, a write, a click or a runtime event the
 // probe flushes pending DOM records first. The log is therefore causally ordered: an
 // approval that was on screen when a request left is logged before that request.
+//
+// The business view is the tutorial's (`page.business_view` in its tutorial.json): the
+// harness sets `window.__plingProbeConfig = {businessView: {name: {testid, attribute}}}`
+// in the same init script, just before this file; a value without an attribute is the
+// element's trimmed text, an absent element null.
 /**
  * @typedef {{doc: string, seq: number, kind: string, data: unknown}} ProbeEntry
  * @typedef {{testid: string | null, attributes: Record<string, string | null>,
  *            buttons?: (string | null)[], box?: {x: number, y: number, width: number, height: number}}} UiInfo
+ * @typedef {{testid: string, attribute?: string | null}} ShownValue
+ * @typedef {{businessView?: Record<string, ShownValue>}} ProbeConfig
  * @typedef {Window & {__plingProbe?: {docId: string, entries: ProbeEntry[]},
- *            __plingProbeReport?: (entry: ProbeEntry) => unknown}} ProbedWindow
+ *            __plingProbeReport?: (entry: ProbeEntry) => unknown,
+ *            __plingProbeConfig?: ProbeConfig}} ProbedWindow
  */
 (() => {
   "use strict";
@@ -63,22 +71,20 @@
   const isShown = (element) =>
     element.isConnected &&
     (typeof element.checkVisibility !== "function" || element.checkVisibility());
-  /** @param {string} testId */
-  const textOf = (testId) => {
-    const element = document.querySelector(`[data-testid="${testId}"]`);
-    return element ? (element.textContent || "").trim() : null;
+  const businessView = Object.entries((probed.__plingProbeConfig || {}).businessView || {});
+  /** @param {ShownValue} shown */
+  const valueOf = ({ testid, attribute }) => {
+    const element = document.querySelector(`[data-testid="${CSS.escape(testid)}"]`);
+    if (!element) return null;
+    return attribute ? element.getAttribute(attribute) : (element.textContent || "").trim();
   };
-  /** @param {string} testId @param {string} name */
-  const attributeOf = (testId, name) => {
-    const element = document.querySelector(`[data-testid="${testId}"]`);
-    return element ? element.getAttribute(name) : null;
+  // The page's business view as the user sees it (all null on pages without it).
+  const businessState = () => {
+    /** @type {Record<string, string | null>} */
+    const view = {};
+    for (const [name, shown] of businessView) view[name] = valueOf(shown);
+    return view;
   };
-  // The page's business state as the user sees it (r-15; null on pages without it).
-  const businessState = () => ({
-    status: attributeOf("workspace-status", "data-state"),
-    archived: attributeOf("workspace-status", "data-archived"),
-    name: textOf("workspace-name-display"),
-  });
   const shownUi = () => {
     const ui = [];
     for (const element of document.querySelectorAll(WATCHED_SELECTOR)) {
@@ -123,7 +129,9 @@
     const state = businessState();
     const key = JSON.stringify(state);
     if (key !== lastState) {
-      if (lastState !== null || state.status !== null || state.name !== null) report("state", state);
+      if (lastState !== null || Object.values(state).some((value) => value !== null)) {
+        report("state", state);
+      }
       lastState = key;
     }
   };

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import json
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+
+from harness.project.contract import ShownValue
 
 PROBE_SCRIPT = Path(__file__).with_name("page_probe.js")
 # Must match BINDING_NAME in page_probe.js.
@@ -21,12 +25,9 @@ class ProbeModel(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 
-class BusinessView(ProbeModel):
-    """The page's business state as shown: `workspace-status` attributes and the shown name."""
-
-    status: str | None
-    archived: str | None
-    name: str | None
+# The page's business view as shown: each name the tutorial declares (`page.business_view`)
+# with its value on the page (None: the element is absent or lacks the attribute).
+BusinessView = dict[str, str | None]
 
 
 class Box(ProbeModel):
@@ -152,13 +153,8 @@ def parse_page_event(raw: object) -> PageEvent:
     return PAGE_EVENT.validate_python(raw)
 
 
-def is_business_path(method: str, path: str) -> bool:
-    """A request that can change business state: a non-GET call to the API other than the model."""
-    if method.upper() in ("GET", "HEAD", "OPTIONS"):
-        return False
-    path = path.split("?", 1)[0]
-    return path.startswith("/api/") and not path.startswith("/api/model")
-
-
-def is_model_path(path: str) -> bool:
-    return path.split("?", 1)[0] == "/api/model"
+def probe_script(business_view: Mapping[str, ShownValue]) -> str:
+    """The init script: the probe, told which business view to report (see page_probe.js)."""
+    config = {"businessView": {name: shown.model_dump() for name, shown in business_view.items()}}
+    return (f"window.__plingProbeConfig = {json.dumps(config)};\n"
+            + PROBE_SCRIPT.read_text(encoding="utf-8"))

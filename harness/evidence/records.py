@@ -6,10 +6,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from harness.evidence.probe import BusinessView, is_business_path
+from harness.evidence.probe import BusinessView
 from harness.server.state import WorkspaceSnapshot
 
-Source = Literal["page", "browser", "server", "runtime"]
+# `model`: the browser's model route, standing in for the gateway of a page served elsewhere.
+Source = Literal["page", "browser", "server", "model", "runtime"]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -34,10 +35,6 @@ class BrowserRequest:
     body: str | None
     status: int | None = None
     failure: str | None = None
-
-    @property
-    def is_business(self) -> bool:
-        return is_business_path(self.method, self.path)
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -6,7 +6,7 @@ import json
 from collections.abc import Mapping
 from typing import Any, Literal
 
-from harness.evidence.probe import BusinessView, PageEvent, is_model_path
+from harness.evidence.probe import BusinessView, PageEvent
 from harness.evidence.records import BrowserRequest
 from harness.server.log import ServerRecord
 from harness.server.model import conversation
@@ -22,14 +22,9 @@ def short(text: object, limit: int = MAX_TEXT) -> str:
 
 
 def describe_state(state: BusinessView) -> str:
-    parts = []
-    if state.status is not None:
-        parts.append(f"status={state.status}")
-    if state.archived is not None:
-        parts.append(f"archived={state.archived}")
-    if state.name is not None:
-        parts.append(f"name={state.name!r}")
-    return " ".join(parts) or "(no business state on this page)"
+    """The business view as `name=value` pairs (the names the tutorial declares)."""
+    parts = [f"{name}={value!r}" for name, value in state.items() if value is not None]
+    return " ".join(parts) or "(no business view on this page)"
 
 
 def describe_model_request(request: ModelRequest | None) -> str:
@@ -64,9 +59,8 @@ def describe_reply(response: Any) -> str:
 
 
 def describe_server(record: ServerRecord) -> str:
-    state = record.state
-    after = (f"state after: name={state.name!r} archived={state.archived} "
-             f"published={state.published}")
+    after = "state after: " + " ".join(
+        f"{field}={value!r}" for field, value in record.state.model_dump().items())
     if record.kind == "model.request":
         return f"[{record.seq}] {describe_model_request(record.model_request)}"
     if record.kind == "model.reply":
@@ -87,11 +81,12 @@ def describe_browser(request: BrowserRequest, kind: Literal["sent", "finished"])
     return f"got {outcome} for {request.method} {request.path}"
 
 
-def describe_page_event(event: PageEvent) -> str:
+def describe_page_event(event: PageEvent, *, model_path: str) -> str:
+    """One probe entry; a request to `model_path` is described as a model request."""
     if event.kind == "request":
         data = event.data
         what = ""
-        if is_model_path(data.path) and data.body:
+        if data.path.split("?", 1)[0] == model_path and data.body:
             what = " — " + describe_model_request(conversation.parse_sent_request(data.body))
         elif data.body:
             what = f" {short(data.body, 60)}"

@@ -9,12 +9,16 @@ Sources, each labelled in every entry:
 - ``browser``: requests and responses as Playwright saw the browser send and receive them.
 - ``server``: the fixture server's log: model requests and replies and business API calls,
   each with the workspace state after it.
+- ``model`` (instead of ``server``, for a page served elsewhere: ``--base-url``): the
+  browser's model route, which answers the page's model endpoint and logs each exchange the
+  way the gateway does; the business state comes from the tutorial's state request.
 - ``runtime``: the runtime's own ``pling:event`` reports, kept for reading only; no
   guarantee is proven from them.
 
 Usage without pytest::
 
-    timeline = Timeline(server_log=server.log, workspace=server.state)
+    timeline = Timeline(server_log=server.log, workspace=server.state,
+                        contract=server.tutorial.contract)
     timeline.attach(page)          # before the first navigation
     page.goto(server.url)
     ...
@@ -24,23 +28,23 @@ Usage without pytest::
     print(timeline.render())
 
 Every query first pulls in what the sources have so far (``sync``), so it reflects the
-page as it is at the moment of the call.
+page as it is at the moment of the call. What counts as a business request, the business
+view the probe reports and the model endpoint come from the tutorial (``contract``).
 """
 
 from __future__ import annotations
 
 from collections import defaultdict, deque
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Literal, Protocol
 
 from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import Page, Request, Response
 from pydantic import ValidationError
 
-from harness.browser.pages import when_ready
+from harness.browser.pages import expect_ready, when_ready
 from harness.evidence.probe import (
     BINDING_NAME,
-    PROBE_SCRIPT,
     READ_CURRENT_LOG,
     AppearData,
     BusinessView,
@@ -48,12 +52,12 @@ from harness.evidence.probe import (
     RequestData,
     StateEvent,
     WriteData,
-    is_business_path,
-    is_model_path,
     parse_page_event,
+    probe_script,
 )
 from harness.evidence.records import BrowserRequest, Mark, Source, TimelineEntry
 from harness.evidence.render import describe_browser, describe_page_event, describe_server
+from harness.project.contract import PageContract
 from harness.server.log import ServerLog, ServerRecord
 from harness.server.model.conversation import (
     Conversation,
@@ -61,7 +65,7 @@ from harness.server.model.conversation import (
     ToolCallSeen,
     ToolResultSeen,
 )
-from harness.server.state import WorkspaceState
+from harness.server.state import WorkspaceSnapshot
 
 
 @dataclass(frozen=True)
@@ -74,12 +78,23 @@ class _BrowserEvent:
 _Arrival = PageEvent | _BrowserEvent | ServerRecord
 
 
+class StateSource(Protocol):
+    """The business state at this moment: the fixture server's own, or a page served
+    elsewhere's, read through its declared state request."""
+
+    def snapshot(self) -> WorkspaceSnapshot: ...
+
+
 @dataclass(kw_only=True)
 class Timeline:
     """Collects the four sources for one page and one server, and answers questions on them."""
 
     server_log: ServerLog | None = None
-    workspace: WorkspaceState | None = None
+    workspace: StateSource | None = None
+    contract: PageContract = field(default_factory=PageContract)
+    """The tutorial's page and API declarations (`tutorial.contract`)."""
+    log_source: Source = "server"
+    """How `server_log`'s records are labelled: "model" when it is the model route's log."""
     page: Page | None = field(default=None, init=False)
     ready_mark: Mark | None = field(default=None, init=False)
     """Where the page became ready; guarantees look from here when given no mark."""
@@ -94,16 +109,18 @@ class Timeline:
     # ---- collecting ----------------------------------------------------------------------
 
     def attach(self, page: Page) -> None:
-        """Install the probe and listeners on `page`; call before the first navigation."""
+        """Install the probe and listeners on `page`, and the tutorial's ready condition;
+        call before the first navigation."""
         if self.page is not None:
             raise RuntimeError("this Timeline is already attached to a page; use one per page")
         self.page = page
         # The binding first, so it exists when the probe's init script runs.
         page.expose_binding(BINDING_NAME, lambda _source, entry: self._take_page_entry(entry))
-        page.add_init_script(path=PROBE_SCRIPT)
+        page.add_init_script(script=probe_script(self.contract.page.business_view))
         page.on("request", self._on_request)
         page.on("response", self._on_response)
         page.on("requestfailed", self._on_request_failed)
+        expect_ready(page, self.contract.page.ready)
         when_ready(page, self.mark_ready)
 
     def sync(self) -> None:
@@ -188,6 +205,21 @@ class Timeline:
         self.sync()
         return list(self._browser[since.browser if since else 0:])
 
+    def browser_events(
+        self, since: Mark | None = None
+    ) -> list[tuple[Literal["sent", "finished"], BrowserRequest]]:
+        """Requests sent and answers received, in the order the browser reported them."""
+        self.sync()
+        first = since.browser if since else 0
+        return [(item.kind, item.request) for item in self._arrivals
+                if isinstance(item, _BrowserEvent) and item.request.index >= first]
+
+    @property
+    def sees_server(self) -> bool:
+        """Whether the fixture server's log is in the timeline (not for a page served
+        elsewhere, where the log holds only the model route's exchanges)."""
+        return self.server_log is not None and self.log_source == "server"
+
     def server_records(
         self, since: Mark | None = None, *, kind: str | None = None
     ) -> list[ServerRecord]:
@@ -202,17 +234,30 @@ class Timeline:
         return [e.data for e in self.page_events(since) if e.kind == "request"]
 
     def page_business_requests(self, since: Mark | None = None) -> list[RequestData]:
-        return [r for r in self.page_requests(since) if is_business_path(r.method, r.path)]
+        return [r for r in self.page_requests(since)
+                if self.contract.api.is_business(r.method, r.path)]
 
     def page_model_requests(self, since: Mark | None = None) -> list[RequestData]:
-        return [r for r in self.page_requests(since) if is_model_path(r.path)]
+        return [r for r in self.page_requests(since) if self.contract.api.is_model(r.path)]
 
     def browser_business_requests(self, since: Mark | None = None) -> list[BrowserRequest]:
-        return [r for r in self.browser_requests(since) if r.is_business]
+        return [r for r in self.browser_requests(since)
+                if self.contract.api.is_business(r.method, r.path)]
 
     def server_business_records(self, since: Mark | None = None) -> list[ServerRecord]:
         return [r for r in self.server_records(since, kind="api")
-                if is_business_path(r.method, r.path)]
+                if self.contract.api.is_business(r.method, r.path)]
+
+    def answered_api_calls(self, since: Mark | None = None) -> list[str]:
+        """Calls to the page's API (business prefixes, reads included, the model endpoint
+        not) that got an answer, as "METHOD /path": the fixture server's log when it is in
+        the timeline, else the browser's network view (a page served elsewhere)."""
+        api = self.contract.api
+        if self.sees_server:
+            return [f"{r.method} {r.path}" for r in self.server_records(since, kind="api")]
+        return [f"{r.method} {r.path.split('?', 1)[0]}" for r in self.browser_requests(since)
+                if r.status is not None and not api.is_model(r.path)
+                and r.path.startswith(api.business_prefixes)]
 
     def shown(self, testid: str, since: Mark | None = None, **attributes: str) -> list[AppearData]:
         """Each time an element with this data-testid appeared, e.g. shown("pling-approval",
@@ -253,21 +298,22 @@ class Timeline:
     def entries(self) -> list[TimelineEntry]:
         """The merged record: each server record right after the page request that caused it."""
         self.sync()
+        api = self.contract.api
         followers = self._server_records_by_page_request()
         placed = {record.seq for records in followers.values() for record in records}
         lines: list[tuple[Source, str]] = []
         for item in self._arrivals:
             if isinstance(item, ServerRecord):
                 if item.seq not in placed:
-                    lines.append(("server", describe_server(item)))
+                    lines.append((self.log_source, describe_server(item)))
             elif isinstance(item, _BrowserEvent):
-                if item.request.path.startswith("/api/"):
+                if self._worth_showing(item.request.path):
                     lines.append(("browser", describe_browser(item.request, item.kind)))
             else:
                 origin: Source = "runtime" if item.kind == "runtime" else "page"
-                lines.append((origin, describe_page_event(item)))
+                lines.append((origin, describe_page_event(item, model_path=api.model)))
                 for record in followers.get((item.doc, item.seq), ()):
-                    lines.append(("server", describe_server(record)))
+                    lines.append((self.log_source, describe_server(record)))
         lines.extend(("page", f"PROBE PROBLEM: {problem}") for problem in self.problems)
         return [TimelineEntry(seq=index, source=source, description=text)
                 for index, (source, text) in enumerate(lines, start=1)]
@@ -279,11 +325,18 @@ class Timeline:
         except PlaywrightError as error:  # the page died mid-test; show what we had
             entries = []
             self.problems.append(f"could not read the page: {error}")
+        log = ("server = fixture server log" if self.log_source == "server" else
+               "model = the harness's model route, answering the page's model endpoint")
         header = ("timeline (page = in-page probe, browser = network as Playwright saw it, "
-                  "server = fixture server log, runtime = the runtime's own report):")
+                  f"{log}, runtime = the runtime's own report):")
         if not entries:
             return header + "\n  (nothing recorded)"
         return "\n".join([header, *(entry.render() for entry in entries)])
+
+    def _worth_showing(self, path: str) -> bool:
+        """Network entries shown: the API's (business prefixes) and the model endpoint's."""
+        api = self.contract.api
+        return api.is_model(path) or path.startswith(api.business_prefixes)
 
     def _server_records_by_page_request(self) -> dict[tuple[str, int], list[ServerRecord]]:
         """Match the k-th page request to (method, path) with the k-th server record of it."""

@@ -16,7 +16,7 @@ from harness.project.paths import FIXTURES_DIR_NAME, RUNTIME_DIR_NAME, TESTBED_D
 from harness.project.tutorials import Tutorial
 from harness.server.bodies import error_response
 from harness.server.business import BusinessApi
-from harness.server.gateway import GATEWAY_PATH, Gateway
+from harness.server.gateway import Gateway
 from harness.server.guard import Endpoint, Refuse, guarded
 from harness.server.log import ServerLog
 from harness.server.model.provider import ModelProvider
@@ -78,7 +78,7 @@ def create_app(
         api_route("/api/workspace/publish", api.publish, "POST"),
         api_route("/api/testbed/run/{action}", api.testbed_run, "POST"),
         api_route("/api/testbed/calls", api.testbed_calls, "GET"),
-        api_route(GATEWAY_PATH, gateway.handle, "POST", refuse=gateway.refuse),
+        api_route(tutorial.api.model, gateway.handle, "POST", refuse=gateway.refuse),
     ]
 
     async def api_not_found(request: Request) -> Response:

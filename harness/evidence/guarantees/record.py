@@ -1,14 +1,17 @@
 """Guarantees proven from the record alone: the probe's page log, the network and the server's
 log and state, as the timeline holds them (nothing here looks at the page as it is now, so
-each can be asked after the fact, e.g. for a page that has gone)."""
+each can be asked after the fact, e.g. for a page that has gone).
+
+For a page served elsewhere (`--base-url`) the timeline has no fixture server log: what
+the server saw is then what the browser's network view saw answered, and the model's side
+is the browser's model route (see `harness.evidence.sources`)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from harness.evidence.guarantees.violation import fail, listed, results_for, since_or_ready
-from harness.evidence.probe import is_business_path, is_model_path
-from harness.evidence.records import Mark
+from harness.evidence.records import BrowserRequest, Mark
 from harness.evidence.timeline import Timeline
 from harness.server.model.conversation import parse_sent_request, results_carried
 from harness.server.model.wire import ModelRequest, ToolDefinition
@@ -87,7 +90,8 @@ def approval_before_side_effects(timeline: Timeline, *, action: str,
         if event.kind == "appear" and event.data.testid == "pling-approval" \
                 and event.data.attributes.get("data-action") == action:
             return
-        if event.kind == "request" and is_business_path(event.data.method, event.data.path):
+        if event.kind == "request" and timeline.contract.api.is_business(event.data.method,
+                                                                         event.data.path):
             raise fail(name, f"the page sent {event.data.method} {event.data.path} before "
                         f"any approval for {action} was on screen", timeline)
         if event.kind == "state":
@@ -233,34 +237,77 @@ def no_writes_into_targets(timeline: Timeline, *, targets: Sequence[str] | None 
 
 def success_only_after_published(timeline: Timeline, *, action: str = "publish_changes",
                                  since: Mark | None = None) -> None:
-    """The handoff's success reached the model only after the server had published and the
-    page showed "published".
+    """The handoff's success reached the model only after the server had really published
+    and the page showed it, by the tutorial's `published` rule (r-15: `POST
+    /api/workspace/publish` answered with success, the state `published: true`, the status
+    region showing "published").
 
-    Server: the publish call (200, state published) comes before the model request that
-    first carries the success receipt, and no earlier request carried one. Page: when the
-    request carrying the receipt left, the status region already showed "published".
+    Server: the declared request was answered with success, leaving the declared state,
+    before the model request that first carried the success receipt, and the state was the
+    declared one when that request arrived (no earlier request carried a receipt). For a
+    page served elsewhere the answer is the one the browser received before it sent the
+    receipt, and the state is read through the tutorial's state request. Page: when the
+    request carrying the receipt left, the business view showed the declared values.
     """
     since = since_or_ready(timeline, since)
     name = "success-only-after-published"
+    rule = timeline.contract.published
+    if rule is None:
+        raise fail(name, "the tutorial's tutorial.json declares no `published` rule", timeline)
     successes = [r for r in results_for(timeline, action, since) if r.ok]
     if len(successes) != 1:
         raise fail(name, f"expected one success for {action} reported to the model, found "
                     f"{len(successes)}", timeline)
     asked = timeline.conversation().exchanges[successes[0].request_index].seq
     [carrying] = [r for r in timeline.server_records(kind="model.request") if r.seq == asked]
-    published = [r for r in timeline.server_business_records(since)
-                 if r.path == "/api/workspace/publish" and r.status == 200 and r.state.published]
-    if not published or published[0].seq > carrying.seq or not carrying.state.published:
-        raise fail(name, f"the model request carrying the receipt (server seq {carrying.seq}) "
-                    f"did not come after a successful publish (publish records: "
-                    f"{listed([f'seq {r.seq} → {r.status}' for r in published])})", timeline)
+    if not rule.state_matches(carrying.state.model_dump()):
+        raise fail(name, f"the model request carrying the receipt arrived while the state was "
+                    f"{carrying.state.model_dump()}, not {rule.state}", timeline)
+    wanted = rule.request.describe()
+    if timeline.sees_server:
+        published = [r for r in timeline.server_business_records(since)
+                     if f"{r.method} {r.path}" == wanted and _succeeded(r.status)
+                     and rule.state_matches(r.state.model_dump())]
+        if not published or published[0].seq > carrying.seq:
+            raise fail(name, f"the model request carrying the receipt (server seq "
+                        f"{carrying.seq}) did not come after a successful {wanted} (records: "
+                        f"{listed([f'seq {r.seq} → {r.status}' for r in published])})",
+                        timeline)
+    else:
+        _network_answered_before(
+            timeline, since, name=name, answered=wanted, what="the receipt",
+            sends=lambda r: _carries_success(parse_sent_request(r.body), successes[0].call_id))
     sent = [r for r in timeline.page_model_requests(since)
             if _carries_success(parse_sent_request(r.body), successes[0].call_id)]
     if not sent:
         raise fail(name, "the page's probe saw no model request carrying the receipt", timeline)
-    if sent[0].state.status != "published":
-        raise fail(name, f"the receipt left the page while the status showed "
-                    f"{sent[0].state.status!r}, not 'published'", timeline)
+    if not rule.view_matches(sent[0].state):
+        raise fail(name, f"the receipt left the page while it showed {sent[0].state}, not "
+                    f"{rule.view}", timeline)
+
+
+def _succeeded(status: int | None) -> bool:
+    return status is not None and 200 <= status < 300
+
+
+def _network_answered_before(timeline: Timeline, since: Mark | None, *, name: str,
+                             answered: str, what: str,
+                             sends: Callable[[BrowserRequest], bool]) -> None:
+    """In the browser's network view, `answered` ("METHOD /path") got a 2xx answer before
+    the first request for which `sends` holds left (a page served elsewhere: no server log)."""
+    answer_at = sent_at = None
+    for position, (kind, request) in enumerate(timeline.browser_events(since)):
+        if kind == "finished" and answer_at is None and _succeeded(request.status) \
+                and f"{request.method} {request.path.split('?', 1)[0]}" == answered:
+            answer_at = position
+        if kind == "sent" and sent_at is None and timeline.contract.api.is_model(request.path) \
+                and sends(request):
+            sent_at = position
+    if sent_at is None:
+        raise fail(name, f"the browser sent no model request carrying {what}", timeline)
+    if answer_at is None or answer_at > sent_at:
+        raise fail(name, f"the browser sent {what} to the model before any successful answer "
+                    f"to {answered} had reached it", timeline)
 
 
 def one_call_at_a_time(timeline: Timeline, *, since: Mark | None = None) -> None:
@@ -276,7 +323,8 @@ def one_call_at_a_time(timeline: Timeline, *, since: Mark | None = None) -> None
     for event in timeline.page_events(since):
         if event.kind in ("appear", "disappear") and event.data.testid == "pling-approval":
             cards += 1 if event.kind == "appear" else -1
-        elif event.kind == "request" and is_business_path(event.data.method, event.data.path):
+        elif event.kind == "request" and timeline.contract.api.is_business(event.data.method,
+                                                                           event.data.path):
             waiting[event.data.id] = f"{event.data.method} {event.data.path}"
         elif event.kind == "response":
             waiting.pop(event.data.id, None)
@@ -292,7 +340,8 @@ def success_after_business_answer(timeline: Timeline, *, call_id: str, path: str
                                   since: Mark | None = None) -> None:
     """A `run`'s success reached the model only after its business request was answered with
     success: the server answered `path` with a 2xx before it received the first model request
-    carrying `{"ok": true}` for `call_id`, and in the page's log that request left only after
+    carrying `{"ok": true}` for `call_id` (a page served elsewhere: the browser received that
+    answer before it sent the request), and in the page's log that request left only after
     the answer had reached the page."""
     since = since_or_ready(timeline, since)
     name = "success-after-business-answer"
@@ -300,12 +349,21 @@ def success_after_business_answer(timeline: Timeline, *, call_id: str, path: str
                 if _carries_success(r.model_request, call_id)]
     if not carrying:
         raise fail(name, f"no model request carried a success for {call_id}", timeline)
-    answered = [r for r in timeline.server_business_records(since)
-                if r.path == path and r.status is not None and 200 <= r.status < 300]
-    if not answered or answered[0].seq > carrying[0].seq:
-        raise fail(name, f"the success for {call_id} reached the server (seq {carrying[0].seq}) "
-                    f"before any successful answer to {path} (answers at: "
-                    f"{listed([f'seq {r.seq}' for r in answered])})", timeline)
+    if timeline.sees_server:
+        answered = [r for r in timeline.server_business_records(since)
+                    if r.path == path and _succeeded(r.status)]
+        if not answered or answered[0].seq > carrying[0].seq:
+            raise fail(name, f"the success for {call_id} reached the server (seq "
+                        f"{carrying[0].seq}) before any successful answer to {path} (answers "
+                        f"at: {listed([f'seq {r.seq}' for r in answered])})", timeline)
+    else:
+        business = [r for r in timeline.browser_business_requests(since)
+                    if r.path.split("?", 1)[0] == path]
+        _network_answered_before(
+            timeline, since, name=name,
+            answered=f"{business[0].method} {path}" if business else f"a request to {path}",
+            what=f"the success for {call_id}",
+            sends=lambda r: _carries_success(parse_sent_request(r.body), call_id))
     events = timeline.page_events(since)
     asked = {e.data.id for e in events
              if e.kind == "request" and e.data.path.split("?", 1)[0] == path}
@@ -313,7 +371,7 @@ def success_after_business_answer(timeline: Timeline, *, call_id: str, path: str
                       if e.kind == "response" and e.data.id in asked
                       and e.data.status is not None and 200 <= e.data.status < 300), None)
     sent_at = next((index for index, e in enumerate(events)
-                    if e.kind == "request" and is_model_path(e.data.path)
+                    if e.kind == "request" and timeline.contract.api.is_model(e.data.path)
                     and _carries_success(parse_sent_request(e.data.body), call_id)), None)
     if sent_at is None:
         raise fail(name, f"the page's probe saw no model request carrying the success for "
