@@ -11,6 +11,7 @@ import pytest
 
 from harness.project.paths import PROJECT_ROOT
 from harness.server.runner import TutorialServer
+from harness.server.static import CACHE_FOR_A_RUN, NO_STORE
 
 R15 = "r-15-confirmation-and-human-handoff"
 
@@ -69,7 +70,7 @@ def test_static_route_existing_file_is_served_with_its_type(
 
     assert response.status_code == 200
     assert response.headers["content-type"].split(";")[0] == content_type
-    assert response.headers["cache-control"] == "no-store"
+    assert response.headers["cache-control"] == CACHE_FOR_A_RUN
     assert text in response.text
 
 
@@ -126,3 +127,18 @@ def test_static_route_project_root_serves_real_copy_files() -> None:
 
     assert response.status_code == 200
     assert response.content == copy.read_bytes()
+
+
+def test_static_files_are_not_kept_when_the_server_says_no_store(root: Path) -> None:
+    with (
+        TutorialServer(tutorial="r-15", root=root, environ={}, static_cache=NO_STORE) as server,
+        httpx.Client(base_url=server.url) as client,
+    ):
+        assert client.get("/pling/index.js").headers["cache-control"] == NO_STORE
+
+
+def test_static_missing_file_is_never_kept(client: httpx.Client) -> None:
+    response = client.get("/pling/no-such-module.js")
+
+    assert response.status_code == 404
+    assert response.headers["cache-control"] == NO_STORE

@@ -4,7 +4,9 @@ The clock is installed before navigation at a fixed instant, so every run sees t
 dates; once the page is ready it is paused one hour later, after which the page's time
 moves only when a test calls `page.clock.fast_forward(...)` (handoff timeouts).
 
-"Ready" means the dock is visible and, on the tutorial page, the tutorial's own ready
+"Ready" means the page says so: its markup declares `<html data-pling-ready="false">` and
+it sets the attribute to "true" once rendered. A page without that attribute is ready once
+the dock is visible and, on the tutorial page, the tutorial's own ready
 condition holds (`page.ready` in its tutorial.json, r-15: the `workspace-status` region has
 rendered the server's state, `data-state` is set; registered for a page with
 `expect_ready`), or on the testbed, its `testbed` element says `data-ready="true"`.
@@ -28,6 +30,10 @@ CLOCK_PAUSED_AT = CLOCK_START + dt.timedelta(hours=1)
 # Loading the page and the runtime from a local server; generous for a busy 2-core machine.
 READY_TIMEOUT_MS = 15_000
 TESTBED_TESTID = "testbed"
+# The page contract's ready signal: a page whose `<html>` carries this attribute in its markup
+# sets it to READY_VALUE once ready; a page without it is waited on the older way.
+READY_ATTRIBUTE = "data-pling-ready"
+READY_VALUE = "true"
 _ANY_VALUE = re.compile(r".+")
 _READY_LISTENERS: weakref.WeakKeyDictionary[Page, list[Callable[[], object]]] = (
     weakref.WeakKeyDictionary())
@@ -70,6 +76,21 @@ def reload_page(page: Page) -> Page:
 
 
 def wait_until_ready(page: Page) -> None:
+    """Wait for the page's ready signal (`<html data-pling-ready="true">`) if its markup
+    declares one, else for the dock and the ready conditions below; then tell the listeners."""
+    root = page.locator(":root")
+    # The markup is parsed once `goto` or `reload` returns, so whether it declares the signal
+    # is settled: one expect, which passes as soon as the page says so, instead of one poll
+    # per condition.
+    if root.get_attribute(READY_ATTRIBUTE) is not None:
+        expect(root).to_have_attribute(READY_ATTRIBUTE, READY_VALUE, timeout=READY_TIMEOUT_MS)
+    else:
+        _wait_until_ready_without_signal(page)
+    for listener in _READY_LISTENERS.get(page, []):
+        listener()
+
+
+def _wait_until_ready_without_signal(page: Page) -> None:
     expect(page.get_by_test_id("pling-dock")).to_be_visible(timeout=READY_TIMEOUT_MS)
     # The markup is parsed by now, so whether the page has the condition's element is settled.
     condition = _READY_CONDITIONS.get(page)
@@ -81,8 +102,6 @@ def wait_until_ready(page: Page) -> None:
     testbed = page.get_by_test_id(TESTBED_TESTID)
     if testbed.count():
         expect(testbed).to_have_attribute("data-ready", "true", timeout=READY_TIMEOUT_MS)
-    for listener in _READY_LISTENERS.get(page, []):
-        listener()
 
 
 def testbed_url(server_url: str, locale: str) -> str:

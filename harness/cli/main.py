@@ -21,6 +21,7 @@ from harness.cli.mutation.runner import SuiteInvocation, collect_guarantees, run
 from harness.project.tutorials import Tutorial, TutorialError, list_tutorials, load_tutorial
 from harness.server.model.config import ProviderConfigError
 from harness.server.runner import PortInUse, ServerStartError, TutorialServer
+from harness.server.static import NO_STORE
 
 PROGRAM = "pling-tutorial"
 # Exit code for a usage problem the user can fix (same as argparse's).
@@ -76,7 +77,8 @@ def run_dev(args: argparse.Namespace) -> int:
     tutorial = load_tutorial(args.tutorial)
     locale = offered_locale(tutorial, args.locale or tutorial.default_locale)
     port = tutorial.port if args.port is None else args.port
-    server = TutorialServer(tutorial=tutorial, port=port)
+    # No caching: you edit the files while they are served.
+    server = TutorialServer(tutorial=tutorial, port=port, static_cache=NO_STORE)
     with server:
         print(f"Serving {tutorial.short_id} ({tutorial.title.en}) at {server.page_url(locale)}",
               flush=True)

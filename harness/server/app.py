@@ -21,14 +21,15 @@ from harness.server.guard import Endpoint, Refuse, guarded
 from harness.server.log import ServerLog
 from harness.server.model.provider import ModelProvider
 from harness.server.state import TestbedCalls, WorkspaceState
-from harness.server.static import StaticDirectory, file_response
+from harness.server.static import NO_STORE, StaticDirectory, file_response
 
 STATIC_METHODS = ["GET", "HEAD"]
 ALL_METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]
 
 
 class NoStoreMiddleware:
-    """Adds `Cache-Control: no-store` to every response, so a run never sees a stale file."""
+    """Adds `Cache-Control: no-store` to every response that does not say otherwise (API
+    answers, errors), so nothing but a static file is ever kept by the browser."""
 
     def __init__(self, app: ASGIApp) -> None:
         self.app = app
@@ -40,7 +41,7 @@ class NoStoreMiddleware:
 
         async def send_no_store(message: Message) -> None:
             if message["type"] == "http.response.start":
-                MutableHeaders(scope=message)["Cache-Control"] = "no-store"
+                MutableHeaders(scope=message).setdefault("Cache-Control", NO_STORE)
             await send(message)
 
         await self.app(scope, receive, send_no_store)
@@ -54,15 +55,19 @@ def create_app(
     log: ServerLog,
     state: WorkspaceState | None = None,
     testbed: TestbedCalls | None = None,
+    static_cache: str = NO_STORE,
 ) -> Starlette:
-    """One server's app. State and testbed calls are this app's own unless passed in."""
+    """One server's app. State and testbed calls are this app's own unless passed in.
+    `static_cache` is the `Cache-Control` of the static files (see `harness.server.static`)."""
     state = state if state is not None else WorkspaceState()
     testbed = testbed if testbed is not None else TestbedCalls()
     api = BusinessApi(state=state, testbed=testbed, log=log)
     gateway = Gateway(provider=provider, log=log, state=state)
-    runtime_files = StaticDirectory(root / FIXTURES_DIR_NAME / RUNTIME_DIR_NAME)
-    testbed_files = StaticDirectory(root / FIXTURES_DIR_NAME / TESTBED_DIR_NAME)
-    fixture_files = StaticDirectory(tutorial.fixture_directory(root))
+    runtime_files = StaticDirectory(root / FIXTURES_DIR_NAME / RUNTIME_DIR_NAME,
+                                    cache_control=static_cache)
+    testbed_files = StaticDirectory(root / FIXTURES_DIR_NAME / TESTBED_DIR_NAME,
+                                    cache_control=static_cache)
+    fixture_files = StaticDirectory(tutorial.fixture_directory(root), cache_control=static_cache)
     copy_directory = tutorial.copy_directory(root)
 
     def api_route(path: str, endpoint: Endpoint, method: str, refuse: Refuse = api.refuse) -> Route:
@@ -91,7 +96,8 @@ def create_app(
         return error_response(404, "NOT_FOUND", f"No API at {request.url.path}.")
 
     async def copy(request: Request) -> Response:
-        return file_response(copy_directory, f"{request.path_params['locale']}.json")
+        return file_response(copy_directory, f"{request.path_params['locale']}.json",
+                             cache_control=static_cache)
 
     async def testbed_slash(request: Request) -> Response:
         return RedirectResponse("/testbed/", status_code=307)

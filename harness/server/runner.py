@@ -21,6 +21,7 @@ from harness.server.model.config import provider_from_environment
 from harness.server.model.provider import ModelProvider
 from harness.server.model.scripted import ScriptedModel
 from harness.server.state import TestbedCalls, WorkspaceState
+from harness.server.static import CACHE_FOR_A_RUN
 
 STARTUP_TIMEOUT_SECONDS = 10.0
 # Long enough for an in-flight reply to finish, short enough that a stuck upstream
@@ -108,7 +109,8 @@ class TutorialServer:
 
     Use as a context manager, or call `start()` and `stop()`. `port=0` picks a free port;
     `.url` has the real one once started. `provider=None` picks the provider from the
-    environment (`PLING_MODEL_*`, scripted by default).
+    environment (`PLING_MODEL_*`, scripted by default). Static files are cached by the
+    browser for the run (`static_cache`; `pling-tutorial dev` passes `NO_STORE`).
     """
 
     def __init__(
@@ -120,6 +122,7 @@ class TutorialServer:
         port: int = 0,
         provider: ModelProvider | None = None,
         environ: Mapping[str, str] | None = None,
+        static_cache: str = CACHE_FOR_A_RUN,
     ) -> None:
         self.tutorial = tutorial if isinstance(tutorial, Tutorial) else load_tutorial(
             tutorial, root
@@ -135,7 +138,8 @@ class TutorialServer:
         self.state = WorkspaceState()
         self.testbed = TestbedCalls()
         self.app = create_app(tutorial=self.tutorial, root=root, provider=self.provider,
-                              log=self.log, state=self.state, testbed=self.testbed)
+                              log=self.log, state=self.state, testbed=self.testbed,
+                              static_cache=static_cache)
         self._server: _NotifyingServer | None = None
         self._thread: threading.Thread | None = None
         self._port: int | None = None

@@ -22,6 +22,12 @@ MEDIA_TYPES = {
     ".woff2": "font/woff2",
 }
 INDEX_FILE = "index.html"
+# Cache-Control of static files on the harness's servers: a run's files do not change while it
+# runs, so the browser keeps them and a page reloads the runtime from its cache, without a
+# request. An hour: longer than any run's use of one browser.
+CACHE_FOR_A_RUN = "max-age=3600"
+# `pling-tutorial dev`: you edit the files while they are served; the browser keeps nothing.
+NO_STORE = "no-store"
 
 
 def media_type(path: Path) -> str:
@@ -43,18 +49,20 @@ def not_found() -> Response:
     return PlainTextResponse("Not Found", status_code=404)
 
 
-def file_response(base: Path, relative: str) -> Response:
+def file_response(base: Path, relative: str, *, cache_control: str = NO_STORE) -> Response:
     found = resolve_inside(base, relative)
     if found is None:
         return not_found()
-    return FileResponse(found, media_type=media_type(found))
+    return FileResponse(found, media_type=media_type(found),
+                        headers={"Cache-Control": cache_control})
 
 
 class StaticDirectory:
     """Serves one directory under a URL prefix; `path` is the route's `{path:path}` part."""
 
-    def __init__(self, directory: Path) -> None:
+    def __init__(self, directory: Path, *, cache_control: str = NO_STORE) -> None:
         self.directory = directory
+        self.cache_control = cache_control
 
     async def handle(self, request: Request) -> Response:
         relative: str = request.path_params.get("path", "")
@@ -63,4 +71,4 @@ class StaticDirectory:
             target = (self.directory / relative)
             if target.is_dir() and target.resolve().is_relative_to(self.directory.resolve()):
                 return RedirectResponse(request.url.path + "/", status_code=307)
-        return file_response(self.directory, relative)
+        return file_response(self.directory, relative, cache_control=self.cache_control)

@@ -1,0 +1,105 @@
+"""When `open_page` returns, the page is ready: by its ready signal when its markup declares
+one, by the older conditions (dock visible, the tutorial's ready condition) when it does not."""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Page, Route
+
+from harness.browser.pages import (
+    READY_ATTRIBUTE,
+    READY_VALUE,
+    expect_ready,
+    open_page,
+    when_ready,
+)
+from harness.browser.pages import testbed_url as url_of_testbed  # not a test
+from harness.project.paths import FIXTURES_DIR_NAME, PROJECT_ROOT, TUTORIALS_DIR_NAME
+from harness.project.tutorials import load_tutorial
+from harness.server.runner import TutorialServer
+
+R15 = "r-15-confirmation-and-human-handoff"
+DECLARED_SIGNAL = f'{READY_ATTRIBUTE}="false"'
+
+
+@pytest.fixture(scope="module")
+def unsignalled_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A copy of the project whose r-15 page and testbed do not declare the ready signal
+    (their scripts still set it: the harness must not care once the markup said nothing)."""
+    root = tmp_path_factory.mktemp("unsignalled")
+    shutil.copytree(PROJECT_ROOT / FIXTURES_DIR_NAME, root / FIXTURES_DIR_NAME)
+    shutil.copytree(PROJECT_ROOT / TUTORIALS_DIR_NAME / R15, root / TUTORIALS_DIR_NAME / R15)
+    for page in (root / FIXTURES_DIR_NAME / R15 / "index.html",
+                 root / FIXTURES_DIR_NAME / "pling-testbed" / "index.html"):
+        markup = page.read_text(encoding="utf-8")
+        assert DECLARED_SIGNAL in markup, f"{page} no longer declares the ready signal"
+        page.write_text(markup.replace(DECLARED_SIGNAL, ""), encoding="utf-8")
+    return root
+
+
+@pytest.fixture
+def signalled_server() -> Iterator[TutorialServer]:
+    with TutorialServer(tutorial=R15, environ={}) as server:
+        yield server
+
+
+@pytest.fixture
+def unsignalled_server(unsignalled_root: Path) -> Iterator[TutorialServer]:
+    with TutorialServer(tutorial=R15, root=unsignalled_root, environ={}) as server:
+        yield server
+
+
+def shown_state(page: Page) -> str | None:
+    return page.get_by_test_id("workspace-status").get_attribute("data-state")
+
+
+def test_page_with_ready_signal_is_open_once_it_says_ready(
+    page: Page, signalled_server: TutorialServer
+) -> None:
+    readies: list[str] = []
+    when_ready(page, lambda: readies.append("ready"))
+
+    open_page(page, signalled_server.page_url("en"))
+
+    assert page.locator(":root").get_attribute(READY_ATTRIBUTE) == READY_VALUE
+    assert shown_state(page) == "draft"
+    assert page.get_by_test_id("pling-dock").is_visible()
+    assert readies == ["ready"]
+
+
+def test_testbed_with_ready_signal_is_open_once_it_says_ready(
+    page: Page, signalled_server: TutorialServer
+) -> None:
+    open_page(page, url_of_testbed(signalled_server.url, "en"))
+
+    assert page.locator(":root").get_attribute(READY_ATTRIBUTE) == READY_VALUE
+    assert page.get_by_test_id("testbed").get_attribute("data-ready") == "true"
+
+
+def test_page_without_ready_signal_is_waited_on_by_its_ready_condition(
+    page: Page, unsignalled_server: TutorialServer, unsignalled_root: Path
+) -> None:
+    expect_ready(page, load_tutorial(R15, unsignalled_root).contract.page.ready)
+    # Hold the state back a little, so a harness that did not wait would see no state.
+    def hold_then_continue(route: Route) -> None:
+        page.wait_for_timeout(200)
+        route.continue_()
+
+    page.route("**/api/workspace", hold_then_continue)
+
+    open_page(page, unsignalled_server.page_url("en"))
+
+    assert shown_state(page) == "draft"
+    assert page.get_by_test_id("pling-dock").is_visible()
+
+
+def test_testbed_without_ready_signal_is_waited_on_by_its_data_ready(
+    page: Page, unsignalled_server: TutorialServer
+) -> None:
+    open_page(page, url_of_testbed(unsignalled_server.url, "en"))
+
+    assert page.get_by_test_id("testbed").get_attribute("data-ready") == "true"
