@@ -310,7 +310,9 @@ def test_stryker_config_for_r15_dock_mutates_line_ranges_with_the_command_runner
     config = stryker_config(plan=plan, group=plan.group("dock"), paths=paths, concurrency=1)
 
     assert config["testRunner"] == "command"
-    assert all(entry.startswith("fixtures/pling/dock.js:") for entry in config["mutate"])
+    assert {entry.split(":")[0] for entry in config["mutate"]} == {
+        "fixtures/pling/dock.js", "fixtures/pling/approval-card.js"}
+    assert all(entry.count(":") == 3 for entry in config["mutate"])  # path:line:column-line:column
     assert config["incremental"] is True
     assert config["incrementalFile"] == (
         "tools/stryker/incremental/r-15-confirmation-and-human-handoff/dock.json")
