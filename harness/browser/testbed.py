@@ -6,11 +6,11 @@ documented at the top of `fixtures/pling-testbed/testbed.js`."""
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Protocol
 
 from playwright.sync_api import Locator, Page
 
-from harness.server.state import TestbedCall, TestbedCalls
+from harness.server.state import TestbedCall
 
 _DECLARE = "decl => window.plingTestbed.declare(decl)"
 _DECLARE_OR_REFUSAL = """decl => {
@@ -18,6 +18,13 @@ _DECLARE_OR_REFUSAL = """decl => {
 }"""
 # What a user types into a handoff action's field unless a check says otherwise.
 DEFAULT_INPUT = "42"
+
+
+class TestbedCallRecord(Protocol):
+    """The server's record of the testbed's business calls: the fixture server's own
+    (`TestbedCalls`) or, for a page served elsewhere, read from it (`ExternalTestbed`)."""
+
+    def calls(self, action: str | None = None) -> list[TestbedCall]: ...
 
 
 class Testbed:
@@ -28,7 +35,7 @@ class Testbed:
     (types into the field, clicks Finish); `calls()` is what the actions sent the server.
     """
 
-    def __init__(self, page: Page, calls: TestbedCalls) -> None:
+    def __init__(self, page: Page, calls: TestbedCallRecord) -> None:
         self.page = page
         self._calls = calls
 

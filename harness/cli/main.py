@@ -10,6 +10,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TypeAlias
 
+from harness.browser.chromium import ChromiumNotFound
+from harness.browser.preflight import check_target
 from harness.cli.check import run_check
 from harness.cli.mutation.catalogue import CatalogueError, catalogue_path, load_catalogue
 from harness.cli.mutation.generated.command import run_generated
@@ -19,6 +21,7 @@ from harness.cli.mutation.generated.stryker import ToolchainError
 from harness.cli.mutation.render import render_result_line, render_run
 from harness.cli.mutation.runner import SuiteInvocation, collect_guarantees, run_catalogue
 from harness.project.tutorials import Tutorial, TutorialError, list_tutorials, load_tutorial
+from harness.server.external import TargetError
 from harness.server.model.config import ProviderConfigError
 from harness.server.runner import PortInUse, ServerStartError, TutorialServer
 from harness.server.static import NO_STORE
@@ -118,8 +121,16 @@ def run_check_command(args: argparse.Namespace) -> int:
         offered_locale(tutorial, args.locale)
     # The checks run from the project root; the report goes where the user's path points.
     html_report = Path(args.report).resolve() if args.report else None
+    base_url = args.base_url.rstrip("/") if args.base_url else None
+    if base_url is not None:
+        # A page that cannot be checked is one line and exit 2, before any check runs.
+        try:
+            check_target(base_url, tutorial)
+        except ChromiumNotFound as error:
+            raise UsageError(str(error)) from None
     return run_check(tutorial.id, locales=tutorial.locales, only_locale=args.locale,
-                     pytest_args=args.pytest_args, html_report=html_report)
+                     pytest_args=args.pytest_args, html_report=html_report,
+                     base_url=base_url)
 
 
 def add_check_command(subparsers: SubParsers) -> None:
@@ -131,6 +142,13 @@ def add_check_command(subparsers: SubParsers) -> None:
     )
     parser.add_argument("tutorial", help="tutorial id or short id, e.g. r-15")
     parser.add_argument("--locale", help="check one locale only (default: every locale)")
+    parser.add_argument(
+        "--base-url", metavar="URL",
+        help="check the page served at URL (e.g. your own dev server) instead of serving it "
+        "here: its model endpoint is answered in the browser by the scripted model, its "
+        "state reset before each check with the tutorial's declared reset request, and "
+        "checks that need this harness's own server are reported n/a (external); the "
+        "checks run one at a time")
     parser.add_argument(
         "--report", metavar="DIR",
         help="also write DIR/index.html: the guarantee table, every check (a failure with "
@@ -263,7 +281,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return handler(args)
     except (UsageError, TutorialError, PortInUse, ProviderConfigError, CatalogueError,
-            PlanError, ToolchainError) as error:
+            PlanError, ToolchainError, TargetError) as error:
         return fail(str(error))
     except (ServerStartError, ReportError) as error:
         print(f"{PROGRAM}: error: {error}", file=sys.stderr)

@@ -1,10 +1,11 @@
 """What the timeline records, apart from the timeline that collects it: one entry, one
-request the browser sent, and a mark (a point in the timeline)."""
+request the browser sent, one call the page's API answered, and a mark (a point in the
+timeline)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 from harness.evidence.probe import BusinessView
 from harness.server.state import WorkspaceSnapshot
@@ -35,6 +36,22 @@ class BrowserRequest:
     body: str | None
     status: int | None = None
     failure: str | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class ApiCall:
+    """A request to the page's API that was answered: as the fixture server logged it, or,
+    for a page served elsewhere, as the browser sent it and received the answer."""
+
+    method: str
+    path: str
+    """Without the query string."""
+    status: int | None
+    body: Any = None
+    """The request body as JSON (None when absent or not JSON)."""
+
+    def __str__(self) -> str:
+        return f"{self.method} {self.path}"
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -34,9 +34,10 @@ view the probe reports and the model endpoint come from the tutorial (``contract
 
 from __future__ import annotations
 
+import json
 from collections import defaultdict, deque
 from dataclasses import dataclass, field
-from typing import Literal, Protocol
+from typing import Any, Literal, Protocol
 
 from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import Page, Request, Response
@@ -55,7 +56,7 @@ from harness.evidence.probe import (
     parse_page_event,
     probe_script,
 )
-from harness.evidence.records import BrowserRequest, Mark, Source, TimelineEntry
+from harness.evidence.records import ApiCall, BrowserRequest, Mark, Source, TimelineEntry
 from harness.evidence.render import describe_browser, describe_page_event, describe_server
 from harness.project.contract import PageContract
 from harness.server.log import ServerLog, ServerRecord
@@ -248,16 +249,25 @@ class Timeline:
         return [r for r in self.server_records(since, kind="api")
                 if self.contract.api.is_business(r.method, r.path)]
 
-    def answered_api_calls(self, since: Mark | None = None) -> list[str]:
-        """Calls to the page's API (business prefixes, reads included, the model endpoint
-        not) that got an answer, as "METHOD /path": the fixture server's log when it is in
-        the timeline, else the browser's network view (a page served elsewhere)."""
-        api = self.contract.api
+    def api_calls(self, since: Mark | None = None) -> list[ApiCall]:
+        """Requests to the page's API (the business prefixes, reads included, the model
+        endpoint not) that were answered, in the order answered: from the fixture server's
+        log when it is in the timeline, else from the browser's network view (a page served
+        elsewhere)."""
         if self.sees_server:
-            return [f"{r.method} {r.path}" for r in self.server_records(since, kind="api")]
-        return [f"{r.method} {r.path.split('?', 1)[0]}" for r in self.browser_requests(since)
-                if r.status is not None and not api.is_model(r.path)
+            return [ApiCall(method=r.method, path=r.path, status=r.status, body=r.body)
+                    for r in self.server_records(since, kind="api")]
+        api = self.contract.api
+        return [ApiCall(method=r.method, path=r.path.split("?", 1)[0], status=r.status,
+                        body=_json_or_none(r.body))
+                for kind, r in self.browser_events(since)
+                if kind == "finished" and r.status is not None and not api.is_model(r.path)
                 and r.path.startswith(api.business_prefixes)]
+
+    def business_calls(self, since: Mark | None = None) -> list[ApiCall]:
+        """The answered business requests (see `api_calls`), in the order answered."""
+        return [call for call in self.api_calls(since)
+                if self.contract.api.is_business(call.method, call.path)]
 
     def shown(self, testid: str, since: Mark | None = None, **attributes: str) -> list[AppearData]:
         """Each time an element with this data-testid appeared, e.g. shown("pling-approval",
@@ -368,6 +378,13 @@ def _path_of(url: str) -> str:
 
     parts = urlsplit(url)
     return parts.path + (f"?{parts.query}" if parts.query else "")
+
+
+def _json_or_none(text: str | None) -> Any:
+    try:
+        return json.loads(text) if text is not None else None
+    except json.JSONDecodeError:
+        return None
 
 
 def _after(exchange: ModelExchange, since: Mark | None) -> bool:

@@ -28,8 +28,10 @@ REPORT_FILE_NAME = "index.html"
 GALLERY_DIR_NAME = "gallery"
 NO_GUARANTEE = "(no guarantee)"
 OUTCOME_LABEL: dict[Outcome, str] = {
-    "passed": "pass", "failed": "FAIL", "error": "ERROR", "skipped": "skip"}
-OUTCOME_RANK: dict[Outcome, int] = {"passed": 0, "skipped": 1, "failed": 2, "error": 3}
+    "passed": "pass", "failed": "FAIL", "error": "ERROR", "skipped": "skip",
+    "n/a": "n/a (external)"}
+OUTCOME_RANK: dict[Outcome, int] = {"n/a": -1, "passed": 0, "skipped": 1, "failed": 2,
+                                    "error": 3}
 _UNSAFE_ID = re.compile(r"[^A-Za-z0-9_-]+")
 
 STYLE = """
@@ -40,7 +42,7 @@ nav a { margin-right: 16px; }
 table { border-collapse: collapse; }
 th, td { border: 1px solid #d0d7de; padding: 4px 10px; text-align: left; vertical-align: top; }
 .outcome-passed { background: #dafbe1; } .outcome-failed, .outcome-error { background: #ffebe9; }
-.outcome-skipped { background: #f6f8fa; color: #57606a; }
+.outcome-skipped, .outcome-na { background: #f6f8fa; color: #57606a; }
 td.outcome-failed a, td.outcome-error a, .badge-failed, .badge-error { color: #cf222e;
        font-weight: 600; }
 .gallery { width: 100%; table-layout: fixed; } .gallery th:first-child { width: 200px; }
@@ -119,6 +121,11 @@ def summary_line(suite: SuiteReport, locales: Sequence[str]) -> str:
             f"{proven}/{len(guarantees)} guarantees proven in {', '.join(locales) or '-'}.")
 
 
+def outcome_class(outcome: Outcome) -> str:
+    """`outcome-passed`, …, `outcome-na` ("n/a" is no CSS name)."""
+    return "outcome-" + outcome.replace("/", "")
+
+
 def guarantee_names(suite: SuiteReport) -> list[str]:
     """Guarantees in the order the run met them."""
     return list(dict.fromkeys(g for test in suite.tests for g in test.guarantees))
@@ -164,7 +171,7 @@ def _guarantee_table(body: ET.Element, suite: SuiteReport, locales: Sequence[str
             if outcome is None:
                 cell.text = "-"
                 continue
-            cell.set("class", f"outcome-{outcome}")
+            cell.set("class", outcome_class(outcome))
             link(cell, "#" + anchor_id("checks", guarantee, locale),
                  f"{OUTCOME_LABEL[outcome]} ({len(checks)})")
 
@@ -251,7 +258,7 @@ def _worst_first(tests: Iterable[TestRecord]) -> list[TestRecord]:
 def _check(parent: ET.Element, test: TestRecord, anchor: str | None, folder: Path) -> None:
     failing = test.outcome in ("failed", "error")
     entry = ET.SubElement(parent, "details", {
-        "class": f"check outcome-{test.outcome}", "data-testid": "check",
+        "class": f"check {outcome_class(test.outcome)}", "data-testid": "check",
         "data-nodeid": test.nodeid, "data-outcome": test.outcome})
     if anchor is not None:
         entry.set("id", anchor)
@@ -264,6 +271,9 @@ def _check(parent: ET.Element, test: TestRecord, anchor: str | None, folder: Pat
     ET.SubElement(summary, "span", {"class": "duration"}).text = f"{test.duration:.2f} s"
     facts = ET.SubElement(entry, "p", {"class": "nodeid"})
     facts.text = f"{test.nodeid} · guarantees: {', '.join(test.guarantees) or 'none'}"
+    if test.reason is not None:
+        ET.SubElement(entry, "p", {"data-testid": "not-applicable"}).text = (
+            f"Not run against this page: {test.reason}")
     if not failing:
         return
     ET.SubElement(entry, "pre", {"data-testid": "failure-message"}).text = (

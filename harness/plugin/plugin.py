@@ -48,7 +48,9 @@ from harness.browser.pages import open_page, testbed_url
 from harness.browser.testbed import Testbed
 from harness.evidence.guarantees import GuaranteeViolation
 from harness.evidence.timeline import Timeline
+from harness.plugin import external
 from harness.plugin import overrides as pytest_overrides
+from harness.plugin.external import ServedTutorial
 from harness.plugin.factories import OpenTutorialPage, StartTutorialServer
 from harness.plugin.gallery import Gallery, load_page_states
 from harness.plugin.html_report import GALLERY_DIR_NAME
@@ -123,6 +125,7 @@ def pytest_configure(config: pytest.Config) -> None:
     if not config.pluginmanager.is_registered(pytest_overrides):
         config.pluginmanager.register(pytest_overrides, OVERRIDES_PLUGIN_NAME)
     pling_root(config)  # fail fast on a bad --pling-root
+    external.configure(config)  # --base-url: a page served elsewhere (harness/plugin/external.py)
     is_worker = hasattr(config, "workerinput")
     html = config.getoption("--pling-html")
     if html and not is_worker:
@@ -323,13 +326,23 @@ def start_tutorial_server(
 
 
 @pytest.fixture
-def tutorial_server(start_tutorial_server: StartTutorialServer) -> TutorialServer:
+def tutorial_server(start_tutorial_server: StartTutorialServer, tutorial: Tutorial,
+                    tutorial_root: Path,
+                    request: pytest.FixtureRequest) -> Iterator[ServedTutorial]:
     """A fresh fixture server for the tutorial on 127.0.0.1, port 0: its own workspace
     state, log and scripted model, serving --pling-root. Always the scripted model,
     whatever PLING_MODEL_* says, so checks are deterministic. A server per test, not a
     shared one reset between tests, so a request still in flight when a test ends can
-    only reach that test's own server."""
-    return start_tutorial_server()
+    only reach that test's own server.
+
+    With --base-url, the page served there instead (`harness.server.external.ExternalTarget`,
+    same attributes): its state reset before the test by the tutorial's declared reset
+    request, its model endpoint answered in the browser by this test's scripted model."""
+    base_url = external.base_url_of(request.config)
+    if base_url is None:
+        yield start_tutorial_server()
+    else:
+        yield from external.external_target(request, base_url, tutorial, tutorial_root)
 
 
 @pytest.fixture
@@ -342,7 +355,7 @@ def fake_upstream(tutorial: Tutorial, tutorial_root: Path) -> Iterator[FakeUpstr
 
 
 @pytest.fixture
-def model(tutorial_server: TutorialServer) -> ModelHandle:
+def model(tutorial_server: ServedTutorial) -> ModelHandle:
     """The server's scripted model: what each request contained (`requests`,
     `tool_calls()`, `tool_results()`) and per-test overrides (`script(...)`,
     `when_user(pattern, tool, arguments)`)."""
@@ -353,14 +366,16 @@ def model(tutorial_server: TutorialServer) -> ModelHandle:
 
 
 @pytest.fixture
-def timeline(page: Page, tutorial_server: TutorialServer,
+def timeline(page: Page, tutorial_server: ServedTutorial,
              request: pytest.FixtureRequest) -> Timeline:
     """One ordered record of what happened: the page (in-page probe: requests, approval /
     handoff / highlight UI, writes into inputs), the network, the server log, and the
     runtime's own events. `timeline.mark()` and `since=` scope questions to a moment;
     `timeline.render()` is printed with any failing test that used it."""
     recorder = Timeline(server_log=tutorial_server.log, workspace=tutorial_server.state,
-                        contract=tutorial_server.tutorial.contract)
+                        contract=tutorial_server.tutorial.contract,
+                        log_source="server" if isinstance(tutorial_server, TutorialServer)
+                        else "model")
     recorder.attach(page)
     request.node.stash[TIMELINE_KEY] = recorder
     return recorder
@@ -375,7 +390,7 @@ def gallery(pytestconfig: pytest.Config) -> Gallery:
 
 
 @pytest.fixture
-def open_tutorial_page(page: Page, timeline: Timeline, tutorial_server: TutorialServer,
+def open_tutorial_page(page: Page, timeline: Timeline, tutorial_server: ServedTutorial,
                        locale: str, gallery: Gallery,
                        request: pytest.FixtureRequest) -> OpenTutorialPage:
     """A factory: ``open_tutorial_page(workspace=WorkspaceSnapshot(...))`` puts the server's
@@ -416,10 +431,12 @@ def tutorial_page(open_tutorial_page: OpenTutorialPage) -> Page:
 
 
 @pytest.fixture
-def testbed_page(page: Page, timeline: Timeline, tutorial_server: TutorialServer,
+def testbed_page(page: Page, timeline: Timeline, tutorial_server: ServedTutorial,
                  locale: str) -> Page:
     """Like `tutorial_page`, on the bare testbed page (`/testbed/`), where a test declares
-    any action it needs with ``page.evaluate``."""
+    any action it needs with ``page.evaluate``. With --base-url, n/a unless that server
+    serves the testbed too."""
+    external.require_testbed(tutorial_server)
     open_page(page, testbed_url(tutorial_server.url, locale))
     return page
 
@@ -433,7 +450,7 @@ def dock(page: Page) -> Dock:
 
 
 @pytest.fixture
-def testbed(testbed_page: Page, tutorial_server: TutorialServer) -> Testbed:
+def testbed(testbed_page: Page, tutorial_server: ServedTutorial) -> Testbed:
     """The testbed page object on `testbed_page`: ``testbed.declare({...})`` (any action, as
     a page registers it), ``refusal(decl)``, ``set_enabled``, ``activate_scope``,
     ``button(id)``, ``finish(id)`` (a handoff's steps, done by the user) and ``calls()``

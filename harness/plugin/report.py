@@ -11,7 +11,10 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-Outcome = Literal["passed", "failed", "error", "skipped"]
+Outcome = Literal["passed", "failed", "error", "skipped", "n/a"]
+# A check skipped with a reason starting with this could not be proven against a page served
+# elsewhere (`--base-url`): its outcome is "n/a", shown as "n/a (external)", never a pass.
+NOT_APPLICABLE_EXTERNAL = "n/a (external)"
 
 
 class TestRecord(BaseModel):
@@ -27,6 +30,8 @@ class TestRecord(BaseModel):
     # "failed" means an assertion in the test body failed; "error" means setup or teardown broke.
     failure: str | None = None
     """First line of the failure, e.g. the guarantee's message; None when it passed."""
+    reason: str | None = None
+    """Why a check is "n/a": what its proof needs that the run does not have."""
     duration: float = 0.0
     """Seconds spent in setup, call and teardown."""
     message: str | None = None
@@ -89,8 +94,9 @@ class SuiteReport(BaseModel):
         return cls.model_validate_json(path.read_text(encoding="utf-8"))
 
     def guarantee_outcomes(self) -> dict[tuple[str, str], Outcome]:
-        """(guarantee, locale) → worst outcome over the tests that prove it."""
-        rank: dict[Outcome, int] = {"passed": 0, "skipped": 1, "failed": 2, "error": 3}
+        """(guarantee, locale) → worst outcome over the tests that prove it; "n/a" only when
+        none of them could run (checks that ran decide, the others are counted apart)."""
+        rank: dict[Outcome, int] = {"n/a": 0, "passed": 1, "skipped": 2, "failed": 3, "error": 4}
         table: dict[tuple[str, str], Outcome] = {}
         for test in self.tests:
             for guarantee in test.guarantees:

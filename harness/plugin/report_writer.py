@@ -18,7 +18,14 @@ from pathlib import Path
 import pytest
 
 from harness.plugin.html_report import GALLERY_DIR_NAME, REPORT_FILE_NAME, write_html_report
-from harness.plugin.report import GalleryCapture, Outcome, ReportExtras, SuiteReport, TestRecord
+from harness.plugin.report import (
+    NOT_APPLICABLE_EXTERNAL,
+    GalleryCapture,
+    Outcome,
+    ReportExtras,
+    SuiteReport,
+    TestRecord,
+)
 
 LOCALE_PROPERTY = "pling_locale"
 GUARANTEE_PROPERTY = "pling_guarantee"
@@ -54,6 +61,15 @@ def first_line(report: pytest.TestReport) -> str | None:
         text = report.longreprtext
     lines = [line for line in str(text).splitlines() if line.strip()]
     return lines[0].strip() if lines else None
+
+
+def not_applicable_reason(report: pytest.TestReport) -> str | None:
+    """The reason of a check skipped as `n/a (external)`, else None."""
+    if not report.skipped or not isinstance(report.longrepr, tuple):
+        return None
+    text = str(report.longrepr[2]).removeprefix("Skipped: ")
+    prefix = NOT_APPLICABLE_EXTERNAL + ": "
+    return text.removeprefix(prefix) if text.startswith(prefix) else None
 
 
 def attach_extras(report: pytest.TestReport, extras: ReportExtras) -> None:
@@ -110,6 +126,9 @@ class ReportWriter:
             "outcome": outcome, "failure": failure,
             "duration": record.duration + report.duration,
         }
+        reason = not_applicable_reason(report)
+        if reason is not None and report.when in ("setup", "call"):
+            update.update(outcome="n/a", reason=reason)
         extras = extras_of(report)
         if report.failed and (report.when != "teardown" or record.outcome == "passed"):
             # This phase's failure is the one the test is reported with (see _outcome).

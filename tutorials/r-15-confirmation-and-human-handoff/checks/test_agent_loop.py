@@ -119,7 +119,7 @@ def test_two_calls_needing_approval_are_asked_one_at_a_time_in_call_order(
     guarantees.one_call_at_a_time(timeline, since=before)
     cards = timeline.shown("pling-approval", before)
     assert [card.attributes.get("data-action") for card in cards] == [SAVE, ARCHIVE]
-    assert [(r.path, r.status) for r in timeline.server_business_records(before)] == [
+    assert [(r.path, r.status) for r in timeline.business_calls(before)] == [
         (NAME_PATH, 200), (ARCHIVE_PATH, 200)]
     assert results_in(model, RESULTS_REQUEST) == [("call_save", "OK"), ("call_archive", "OK")]
     assert tutorial_server.state.snapshot() == WorkspaceSnapshot(

@@ -65,7 +65,7 @@ def rename(locale: str, name: str) -> str:
 
 def calls_made_to(timeline: Timeline, path: str, since: Mark) -> list[str]:
     """Business calls to `path` the server answered since `since` ("POST /path → 200")."""
-    return [f"{r.method} {r.path} → {r.status}" for r in timeline.server_business_records(since)
+    return [f"{r.method} {r.path} → {r.status}" for r in timeline.business_calls(since)
             if r.path == path]
 
 
@@ -93,7 +93,7 @@ def asked_again(timeline: Timeline, *, action: str, since: Mark, guarantee: str)
 
 def bodies_sent_to(timeline: Timeline, path: str, since: Mark) -> list[object]:
     """The JSON bodies of the business calls to `path` the server received since `since`."""
-    return [r.body for r in timeline.server_business_records(since) if r.path == path]
+    return [r.body for r in timeline.business_calls(since) if r.path == path]
 
 
 # ---- session-grant-for-ask --------------------------------------------------------------

@@ -226,7 +226,7 @@ def test_wrong_code_keeps_the_handoff_open_then_the_right_code_succeeds(
 
     expect(workspace.message).to_have_text(
         Words(tutorial_server.root, tutorial_server.tutorial, locale).copy["message.wrong_code"])
-    wrong = timeline.server_business_records(before)
+    wrong = timeline.business_calls(before)
     assert [(r.path, r.status) for r in wrong] == [("/api/workspace/publish", 400)], wrong
     workspace.expect_unpublished()
     expect(dock.handoff).to_be_visible()

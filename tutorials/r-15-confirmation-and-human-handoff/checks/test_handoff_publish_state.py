@@ -92,7 +92,7 @@ def test_typed_near_miss_code_neither_publishes_nor_completes_the_handoff(
 
     expect(workspace.message).to_have_text(
         Words(workspace.server.root, workspace.server.tutorial, locale).copy["message.wrong_code"])
-    sent = [(r.path, r.status) for r in timeline.server_business_records(before)]
+    sent = [(r.path, r.status) for r in timeline.business_calls(before)]
     assert sent == [("/api/workspace/publish", 400)], sent
     workspace.expect_unpublished()
     # Still open and nothing told to the model; Done now cannot pass for success either.

@@ -215,8 +215,8 @@ def test_action_outside_its_scope_is_refused_out_of_scope(
 
 def workspace_reads(timeline: Timeline, since: Mark) -> int:
     """GET /api/workspace calls the server answered since `since` (get_workspace runs)."""
-    return sum(1 for r in timeline.server_records(since, kind="api")
-               if r.method == "GET" and r.path == "/api/workspace")
+    return sum(1 for call in timeline.api_calls(since)
+               if call.method == "GET" and call.path == "/api/workspace")
 
 
 @pytest.mark.guarantee("hostile-model-output")

@@ -72,8 +72,8 @@ def run_request(locale: str, action: str) -> str:
 
 def calls_at_server(timeline: Timeline, since: Mark) -> list[str]:
     """Every workspace/testbed API call the server answered since `since`: "METHOD /path"."""
-    return [f"{r.method} {r.path}" for r in timeline.server_records(since, kind="api")
-            if r.path.startswith(("/api/workspace", "/api/testbed/run/"))]
+    return [str(call) for call in timeline.api_calls(since)
+            if call.path.startswith(("/api/workspace", "/api/testbed/run/"))]
 
 
 def ran_once_without_a_card(timeline: Timeline, *, action: str, since: Mark, call: str) -> None:

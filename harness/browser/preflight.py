@@ -1,0 +1,128 @@
+"""Before any check runs against a page served elsewhere: can it be checked at all?
+
+Each problem is one `TargetError` line naming the URL and what is missing, so a wrong URL
+or a page that does not follow the contract is a usage error (exit 2), not two hundred
+failed checks:
+
+- over HTTP (`check_over_http`): the page answers, the declared state request answers JSON
+  in the state's shape; whether the target also serves the harness's testbed page;
+- in the browser (`check_in_browser`): the dock becomes visible, every element of the
+  declared business view is there, and the page gets ready (`harness.browser.pages`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import httpx
+from playwright.sync_api import Browser, Route, sync_playwright
+from playwright.sync_api import Error as PlaywrightError
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+from harness.browser.chromium import QUIET_NETWORK_ARGS, find_chromium
+from harness.browser.pages import READY_TIMEOUT_MS, expect_ready, wait_until_ready
+from harness.project.tutorials import Tutorial
+from harness.server.external import (
+    REQUEST_TIMEOUT_SECONDS,
+    TESTBED_CALLS_PATH,
+    TESTBED_PAGE_PATH,
+    ExternalState,
+    TargetError,
+    quoted,
+)
+
+# The testbed's page marks its main element with this test id (fixtures/pling-testbed/).
+TESTBED_MARK = 'data-testid="testbed"'
+
+
+@dataclass(frozen=True, kw_only=True)
+class TargetFacts:
+    """What the preflight learnt about the target."""
+
+    serves_testbed: bool
+
+
+def check_over_http(base_url: str, tutorial: Tutorial) -> TargetFacts:
+    """The page and the state request answer; raises TargetError naming what does not."""
+    url = tutorial.page_url(base_url)
+    with httpx.Client(base_url=base_url.rstrip("/") + "/",
+                      timeout=REQUEST_TIMEOUT_SECONDS) as client:
+        try:
+            page = client.get(url)
+        except httpx.HTTPError as error:
+            raise TargetError(f"cannot reach {url}: {error or type(error).__name__}") from None
+        if not page.is_success:
+            raise TargetError(f"{url} answered {page.status_code}, not the tutorial page: "
+                              f"{quoted(page)}")
+        ExternalState(client=client, tutorial=tutorial).snapshot()
+        return TargetFacts(serves_testbed=_serves_testbed(client))
+
+
+def _serves_testbed(client: httpx.Client) -> bool:
+    try:
+        page = client.get(TESTBED_PAGE_PATH)
+        calls = client.get(TESTBED_CALLS_PATH)
+        calls.json()
+    except (httpx.HTTPError, ValueError):
+        return False
+    return page.is_success and TESTBED_MARK in page.text and calls.is_success
+
+
+def check_in_browser(browser: Browser, base_url: str, tutorial: Tutorial) -> None:
+    """The dock shows, the business view is there and the page gets ready; raises
+    TargetError naming what is missing. The model endpoint is refused meanwhile: nobody
+    has asked anything, so nothing may reach the target's gateway."""
+    url = tutorial.page_url(base_url)
+    context = browser.new_context()
+    try:
+        context.route(lambda address: address.split("?", 1)[0].endswith(tutorial.api.model),
+                      _refuse)
+        page = context.new_page()
+        no_dock = TargetError(f"{url} shows no agent dock: no visible [data-testid=pling-dock] "
+                              "(see docs/page-contract.md)")
+        try:
+            page.goto(url)
+            # Once the page has loaded what it loads, a dock that is not even in the DOM
+            # is missing; one that is there gets the ready timeout to show.
+            page.wait_for_load_state("networkidle", timeout=READY_TIMEOUT_MS)
+            dock = page.get_by_test_id("pling-dock")
+            if dock.count() == 0:
+                raise no_dock
+            dock.first.wait_for(state="visible", timeout=READY_TIMEOUT_MS)
+        except PlaywrightTimeout:
+            raise no_dock from None
+        except PlaywrightError as error:
+            raise TargetError(f"cannot open {url}: {str(error).splitlines()[0]}") from None
+        missing = [f"{name} ([data-testid={shown.testid}])"
+                   for name, shown in tutorial.page.business_view.items()
+                   if page.get_by_test_id(shown.testid).count() == 0]
+        if missing:
+            raise TargetError(f"{url} shows no business view: missing {', '.join(missing)}, "
+                              f"declared in tutorials/{tutorial.id}/tutorial.json")
+        expect_ready(page, tutorial.page.ready)
+        try:
+            wait_until_ready(page)
+        except AssertionError as error:
+            raise TargetError(f"{url} never gets ready: {str(error).splitlines()[0]}") from None
+    finally:
+        context.close()
+
+
+def _refuse(route: Route) -> None:
+    route.abort()
+
+
+def check_target(base_url: str, tutorial: Tutorial) -> TargetFacts:
+    """Both checks, with a browser of its own (for `pling-tutorial check --base-url`)."""
+    facts = check_over_http(base_url, tutorial)
+    with sync_playwright() as playwright:
+        choice = find_chromium(playwright_path=Path(playwright.chromium.executable_path))
+        executable = str(choice.executable_path) if choice.executable_path else None
+        browser = playwright.chromium.launch(executable_path=executable,
+                                             args=list(QUIET_NETWORK_ARGS))
+        try:
+            check_in_browser(browser, base_url, tutorial)
+        finally:
+            browser.close()
+    return facts
