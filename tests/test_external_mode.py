@@ -25,12 +25,17 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Mount, Route
 
 from harness.cli.check import render_summary
+from harness.cli.mutation.catalogue import catalogue_path, load_catalogue
+from harness.cli.mutation.render import render_run
+from harness.cli.mutation.runner import SuiteInvocation, run_catalogue
 from harness.plugin.report import SuiteReport, TestRecord
 from harness.project.paths import PROJECT_ROOT
 from harness.server.runner import TutorialServer
 from harness.server.state import WorkspaceSnapshot
 
 pytest_plugins = ["pytester"]
+
+TUTORIAL_ID = "r-15-confirmation-and-human-handoff"
 
 # A check as a user of the harness writes it: it steers the model (per-test override), has
 # the user approve, and reads the model's side and the state through the usual fixtures.
@@ -296,3 +301,29 @@ def test_render_summary_external_run_lists_na_and_how_many_checks_ran() -> None:
     assert lines[5] == "2 of 4 checks ran against the page (50%); 2 are n/a (external):"
     assert lines[6:] == ["  1 × denial-respected: needs the testbed",
                          "  1 × gateway-faults: needs the provider"]
+
+
+def test_every_guarantee_a_check_names_says_which_evidence_it_needs() -> None:
+    # Collecting with --base-url decides each check's n/a; an undeclared guarantee is a
+    # usage error there. Nothing is contacted: collection runs no fixture.
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", str(PROJECT_ROOT / "tutorials" / TUTORIAL_ID / "checks"),
+         "--collect-only", "-q", "-p", "no:randomly", "--base-url", closed_port_url()],
+        cwd=PROJECT_ROOT, capture_output=True, text=True, timeout=300, check=False)
+
+    assert done.returncode == 0, (done.stdout + done.stderr)[-3000:]
+
+
+@pytest.mark.mutation
+def test_mutate_external_serves_each_mutant_by_its_own_dev_process() -> None:
+    wanted = ("denial-generic-error", "gateway-error-swallowed")
+    catalogue = load_catalogue(catalogue_path(TUTORIAL_ID))
+    catalogue = catalogue.model_copy(
+        update={"mutants": tuple(m for m in catalogue.mutants if m.name in wanted)})
+    invocation = SuiteInvocation(tutorial_id=TUTORIAL_ID, focused=True, external=True)
+
+    run = run_catalogue(catalogue, invocation, jobs=1, declared_guarantees=frozenset())
+
+    verdicts = {result.mutant.name: result.verdict for result in run.results}
+    assert verdicts == {"denial-generic-error": "killed", "gateway-error-swallowed": "n/a"}, (
+        render_run(run))

@@ -13,13 +13,19 @@ from typing import TypeAlias
 from harness.browser.chromium import ChromiumNotFound
 from harness.browser.preflight import check_target
 from harness.cli.check import run_check
-from harness.cli.mutation.catalogue import CatalogueError, catalogue_path, load_catalogue
+from harness.cli.mutation.catalogue import (
+    CatalogueError,
+    catalogue_path,
+    covering,
+    load_catalogue,
+)
 from harness.cli.mutation.generated.command import run_generated
 from harness.cli.mutation.generated.plan import PlanError
 from harness.cli.mutation.generated.report import ReportError
 from harness.cli.mutation.generated.stryker import ToolchainError
 from harness.cli.mutation.render import render_result_line, render_run
 from harness.cli.mutation.runner import SuiteInvocation, collect_guarantees, run_catalogue
+from harness.evidence.sources import EXTERNAL_SOURCES, why_not_provable
 from harness.project.tutorials import Tutorial, TutorialError, list_tutorials, load_tutorial
 from harness.server.external import TargetError
 from harness.server.model.config import ProviderConfigError
@@ -174,11 +180,19 @@ def run_mutate(args: argparse.Namespace) -> int:
                              "see harness/cli/mutation/catalogues/ for the names")
         catalogue = catalogue.model_copy(
             update={"mutants": tuple(m for m in catalogue.mutants if m.name in args.only)})
-    invocation = SuiteInvocation(tutorial_id=tutorial.id, focused=args.focused)
+    if args.covering:
+        catalogue = covering(catalogue)
+    invocation = SuiteInvocation(tutorial_id=tutorial.id, focused=args.focused,
+                                 external=args.external)
     also_run = sorted({path for mutant in catalogue.mutants for path in mutant.also_run})
     declared = collect_guarantees(invocation, also_run=also_run)
+    if args.external:
+        # A guarantee no page served elsewhere can prove needs no mutant killed that way.
+        declared = frozenset(g for g in declared
+                             if why_not_provable([g], EXTERNAL_SOURCES) is None)
     jobs = args.jobs if args.jobs is not None else default_jobs()
-    print(f"Running {len(catalogue.mutants)} mutants of {tutorial.short_id}, "
+    where = " each served by its own dev process (--external)" if args.external else ""
+    print(f"Running {len(catalogue.mutants)} mutants of {tutorial.short_id}{where}, "
           f"{jobs} at a time...", flush=True)
     run = run_catalogue(catalogue, invocation, jobs=jobs, declared_guarantees=declared,
                         on_result=lambda result: print(render_result_line(result), flush=True))
@@ -190,7 +204,9 @@ def run_mutate(args: argparse.Namespace) -> int:
 def run_mutate_generated(args: argparse.Namespace, tutorial: Tutorial) -> int:
     """StrykerJS's machine-made mutants of the runtime instead of the hand-written catalogue."""
     clashing = [flag for flag, given in (("--only", args.only), ("--focused", args.focused),
-                                         ("--verbose", args.verbose)) if given]
+                                         ("--verbose", args.verbose),
+                                         ("--covering", args.covering),
+                                         ("--external", args.external)) if given]
     if clashing:
         raise UsageError(f"{', '.join(clashing)} cannot be used with --generated "
                          "(they select catalogue mutants)")
@@ -233,6 +249,14 @@ def add_mutate_command(subparsers: SubParsers) -> None:
     parser.add_argument("--focused", action="store_true",
                         help="run only the checks of each mutant's expected guarantees "
                         "(much faster; kills by other checks are then not seen)")
+    parser.add_argument("--covering", action="store_true",
+                        help="only CI's covering set: one mutant per guarantee, the first "
+                        "that expects that guarantee alone")
+    parser.add_argument("--external", action="store_true",
+                        help="check each mutant as a page served elsewhere: its copy is "
+                        "served by its own `pling-tutorial dev` process and the checks run "
+                        "against it with --base-url; a mutant whose guarantees' checks are "
+                        "all n/a (external) is reported as such")
     parser.add_argument("--generated", action="store_true",
                         help="machine-made mutants: run StrykerJS (installs it with npm ci the "
                         "first time; needs Node.js >= 20); incremental, so a re-run tests only "

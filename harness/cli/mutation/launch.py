@@ -2,7 +2,9 @@
 
 Executed as a script from inside that copy (`python <copy>/harness/cli/mutation/launch.py ARGS`):
 the project is installed editable, and its import finder would otherwise always pick the
-real source tree, so server-side mutants would never be loaded.
+real source tree, so server-side mutants would never be loaded. With `--pling-tutorial` as
+the first argument it runs `pling-tutorial` instead (the rest are its arguments), e.g. the
+copy's own `dev` server for `mutate --external`.
 """
 
 import sys
@@ -22,6 +24,10 @@ def _drop_editable_finders() -> None:
 if __name__ == "__main__":
     _drop_editable_finders()
     sys.path[0] = str(COPY_ROOT)
+    if sys.argv[1:2] == ["--pling-tutorial"]:
+        from harness.cli.main import main
+
+        raise SystemExit(main(sys.argv[2:]))
     import pytest
 
     raise SystemExit(pytest.main(sys.argv[1:]))

@@ -10,6 +10,7 @@ VERDICT_LABEL = {
     "misattributed": "MISATTRIBUTED",
     "stale": "STALE",
     "broken": "BROKEN",
+    "n/a": "n/a (external)",
 }
 
 
@@ -43,9 +44,12 @@ def render_run(run: MutationRun, *, verbose: bool = False) -> str:
         if verbose or result.verdict != "killed":
             lines.extend(render_failures(result))
     killed = sum(1 for r in run.results if r.verdict == "killed")
+    not_applicable = sum(1 for r in run.results if r.verdict == "n/a")
     lines.append("-" * 100)
-    lines.append(f"score: {killed}/{len(run.results)} mutants killed "
-                 "by the checks meant to catch them")
+    lines.append(f"score: {killed}/{len(run.results) - not_applicable} mutants killed "
+                 "by the checks meant to catch them"
+                 + (f" ({not_applicable} more n/a (external): every check of their guarantees "
+                    "needs the fixture server)" if not_applicable else ""))
     if run.unguarded:
         lines.append("guarantees with no mutant that they kill: " + ", ".join(run.unguarded))
     else:

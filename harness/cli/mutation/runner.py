@@ -13,10 +13,12 @@ from pathlib import Path
 from typing import Literal
 
 from harness.cli.mutation.catalogue import Catalogue, Mutant, StaleMutant, check_fresh, materialise
+from harness.cli.mutation.served import ServedCopy
 from harness.plugin.report import SuiteReport, TestRecord
 from harness.project.paths import PROJECT_ROOT, TUTORIALS_DIR_NAME
 
-Verdict = Literal["killed", "survived", "misattributed", "stale", "broken"]
+# "n/a": run externally (`--external`), every check of the mutant's guarantees was n/a there.
+Verdict = Literal["killed", "survived", "misattributed", "stale", "broken", "n/a"]
 
 # A mutant run that outlives this is a hang the checks failed to bound: report it, don't wait.
 MUTANT_RUN_TIMEOUT_S = 900
@@ -48,7 +50,8 @@ class MutationRun:
 
     @property
     def ok(self) -> bool:
-        return all(result.verdict == "killed" for result in self.results) and not self.unguarded
+        return all(result.verdict in ("killed", "n/a") for result in self.results) \
+            and not self.unguarded
 
     @property
     def unguarded(self) -> tuple[str, ...]:
@@ -63,11 +66,17 @@ class MutationRun:
 
 
 def judge(mutant: Mutant, report: SuiteReport) -> MutantResult:
-    """Killed only if a check of an expected guarantee failed on an assertion."""
+    """Killed only if a check of an expected guarantee failed on an assertion; "n/a" when
+    no check of an expected guarantee could run (against a page served elsewhere)."""
     failed = tuple(t for t in report.tests if t.outcome in ("failed", "error"))
     assertion_failures = {g for t in failed if t.outcome == "failed" for g in t.guarantees}
     if set(mutant.expected) & assertion_failures:
         return MutantResult(mutant=mutant, verdict="killed", failed=failed)
+    ran = {g for t in report.tests if t.outcome != "n/a" for g in t.guarantees}
+    not_applicable = {g for t in report.tests if t.outcome == "n/a" for g in t.guarantees}
+    if set(mutant.expected) <= not_applicable - ran:
+        return MutantResult(mutant=mutant, verdict="n/a", failed=failed,
+                            detail="every check of its guarantees is n/a (external)")
     if failed:
         return MutantResult(
             mutant=mutant,
@@ -87,13 +96,16 @@ class SuiteInvocation:
     extra_args: tuple[str, ...] = ()
     focused: bool = False
     """Run only the checks of each mutant's expected guarantees (much faster)."""
+    external: bool = False
+    """Serve each mutant's copy with its own `dev` process and check it with --base-url."""
 
     @property
     def checks_dir(self) -> Path:
         return self.source_root / TUTORIALS_DIR_NAME / self.tutorial_id / "checks"
 
     def command(self, *, served_root: Path, report: Path, locales: Sequence[str],
-                also_run: Sequence[str] = (), only_guarantees: Sequence[str] = ()) -> list[str]:
+                also_run: Sequence[str] = (), only_guarantees: Sequence[str] = (),
+                base_url: str | None = None) -> list[str]:
         """pytest, importing `harness` from `served_root` (a mutant's copy holds one too)."""
         launcher = served_root / "harness" / "cli" / "mutation" / "launch.py"
         command = [
@@ -109,16 +121,20 @@ class SuiteInvocation:
             command += ["--pling-locale", locales[0]]
         for guarantee in only_guarantees:
             command += ["--pling-guarantee", guarantee]
+        if base_url is not None:
+            command += ["--base-url", base_url]
         return command + list(self.extra_args)
 
 
 def run_suite(invocation: SuiteInvocation, *, served_root: Path, locales: Sequence[str],
               workdir: Path, also_run: Sequence[str] = (),
-              only_guarantees: Sequence[str] = ()) -> SuiteReport:
-    """Run the checks against `served_root`; the report says what each test did."""
+              only_guarantees: Sequence[str] = (), base_url: str | None = None) -> SuiteReport:
+    """Run the checks against `served_root` (served at `base_url` by another process, when
+    given); the report says what each test did."""
     report_path = workdir / "report.json"
     command = invocation.command(served_root=served_root, report=report_path, locales=locales,
-                                 also_run=also_run, only_guarantees=only_guarantees)
+                                 also_run=also_run, only_guarantees=only_guarantees,
+                                 base_url=base_url)
     completed = subprocess.run(
         command,
         cwd=invocation.source_root,
@@ -145,11 +161,19 @@ def run_mutant(mutant: Mutant, invocation: SuiteInvocation) -> MutantResult:
         workdir = Path(scratch)
         served_root = materialise(mutant, source_root=invocation.source_root,
                                   dest_root=workdir / "root")
-        try:
-            report = run_suite(
+        def suite(base_url: str | None = None) -> SuiteReport:
+            return run_suite(
                 invocation, served_root=served_root, locales=mutant.locales, workdir=workdir,
                 also_run=mutant.also_run,
-                only_guarantees=mutant.expected if invocation.focused else ())
+                only_guarantees=mutant.expected if invocation.focused else (),
+                base_url=base_url)
+
+        try:
+            if invocation.external:
+                with ServedCopy(root=served_root, tutorial_id=invocation.tutorial_id) as served:
+                    report = suite(served.url)
+            else:
+                report = suite()
         except (RuntimeError, subprocess.TimeoutExpired) as error:
             return MutantResult(mutant=mutant, verdict="broken", detail=str(error))
     return judge(mutant, report)
