@@ -3,6 +3,7 @@ plan file, the config and command it gives Stryker, and the incremental file's u
 
 from __future__ import annotations
 
+import ast
 import datetime as dt
 import json
 import shlex
@@ -203,6 +204,23 @@ def test_plan_of_r15_is_valid_and_every_group_resolves_today() -> None:
     for group in plan.groups:
         assert group.check_files(checks)
         assert [spec.stryker_pattern(PROJECT_ROOT) for spec in group.mutate]
+
+
+def test_plan_of_r15_names_only_check_functions_that_exist() -> None:
+    plan = load_plan(plan_path("r-15-confirmation-and-human-handoff"))
+    checks = PROJECT_ROOT / "tutorials" / plan.tutorial / "checks"
+    missing = []
+    for group in plan.groups:
+        for pattern in group.checks:
+            file, _, test = pattern.partition("::")
+            if not test:
+                continue
+            tree = ast.parse((checks / file).read_text(encoding="utf-8"))
+            defined = {node.name for node in tree.body if isinstance(node, ast.FunctionDef)}
+            if test not in defined:
+                missing.append(f"{group.name}: {pattern}")
+
+    assert not missing, f"the plan names check functions that are gone: {missing}"
 
 
 def test_mutate_range_is_exact_to_the_character_with_babels_end_column(tmp_path: Path) -> None:

@@ -35,6 +35,8 @@ class Testbed:
     (types into the field, clicks Finish); `calls()` is what the actions sent the server.
     """
 
+    __test__ = False  # a page object, not a test class, whatever pytest makes of its name
+
     def __init__(self, page: Page, calls: TestbedCallRecord) -> None:
         self.page = page
         self._calls = calls

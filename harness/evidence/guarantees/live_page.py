@@ -184,12 +184,13 @@ def highlights_removed(timeline: Timeline, *, since: Mark | None = None) -> None
 
 
 def notice_means(timeline: Timeline, words: Words, *, code: str, action: str,
-                 guarantee: str = "notice-means") -> None:
+                 naming: str | None = None, guarantee: str = "notice-means") -> None:
     """The newest dock notice carrying `data-code=<code>` names `action` and says what the
     glossary says a `code` notice means in `words`' locale, with no claim it must not make.
 
-    The action is named by the `description` the model received for it (its `desc`), or by
-    its id if the page never offered it (an unknown action). Wording is never compared:
+    The action is named by `naming` if given (e.g. the `desc` of an action declared out of
+    scope, which the model was never offered), else by the `description` the model received
+    for it, else by its id (an unknown action). Wording is never compared:
     "You did not allow X. It was not run." and "X was denied and not carried out." both pass;
     a notice saying "allowed and done" fails.
     """
@@ -201,7 +202,7 @@ def notice_means(timeline: Timeline, words: Words, *, code: str, action: str,
         raise fail(guarantee, f"no notice with data-code={code!r} is in the dock",
                     timeline) from None
     text = notice.inner_text()
-    naming = timeline.conversation().tool_description(action) or action
+    naming = naming or timeline.conversation().tool_description(action) or action
     problems = words.meaning_problems(text, code, naming=naming)
     if problems:
         raise fail(guarantee, f"the {words.locale} notice for {code} ({text!r}) "

@@ -2,45 +2,31 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 import pytest
 from playwright.sync_api import Page, expect
 
-from harness.browser.dock import Dock
-from harness.evidence import guarantees
-from harness.evidence.timeline import Timeline
-from harness.project.texts import Words
-from harness.server.model.handle import ModelHandle
-from harness.server.model.wire import ModelLocale
-from harness.server.runner import TutorialServer
-from harness.server.state import INITIAL_WORKSPACE, PUBLISH_CODE
+from harness import (
+    INITIAL_WORKSPACE,
+    PUBLISH_CODE,
+    Dock,
+    ModelHandle,
+    Say,
+    Timeline,
+    TutorialServer,
+    Words,
+    guarantees,
+)
 
-Say = Callable[[str], str]
-# The name the "save" request (checks/conftest.py) asks for.
+# The name the tutorial's "save" request (its user_requests) asks for.
 SAVED_NAME = "Acme"
-
-
-def model_reply(model: ModelHandle, action: str, code: str, locale: str) -> str:
-    """The scripted model's words for `code` from `action` ("OK": its success, no fields)."""
-    rules = model.scripted.rules
-    replies = rules.replies.get(action)
-    language: ModelLocale = "zh" if locale == "zh" else "en"
-    if code == "OK":
-        return (replies.success if replies is not None else rules.done).text(language)
-    said = (replies.failures.get(code) if replies is not None else None) \
-        or rules.failures.get(code) or rules.other_failure
-    return said.text(language)
 
 
 @pytest.mark.guarantee("acceptance-walk")
 def test_acceptance_walk_six_steps_in_order(
     tutorial_page: Page, dock: Dock, timeline: Timeline, model: ModelHandle,
-    tutorial_server: TutorialServer, say: Say, locale: str,
+    tutorial_server: TutorialServer, words: Words, say: Say, locale: str,
 ) -> None:
     page = tutorial_page
-    # What the dock's notices must mean in this locale (the reviewed glossary).
-    words = Words(tutorial_server.root, tutorial_server.tutorial, locale)
     status = page.get_by_test_id("workspace-status")
     code_field = page.get_by_test_id("verification-code")
 
@@ -77,7 +63,7 @@ def test_acceptance_walk_six_steps_in_order(
     guarantees.notice_means(timeline, words, code="PERMISSION_DENIED", action="archive_workspace",
                             guarantee="acceptance-walk step 3")
     expect(dock.messages("assistant").last).to_have_text(
-        model_reply(model, "archive_workspace", "PERMISSION_DENIED", locale))
+        model.reply_after("archive_workspace", "PERMISSION_DENIED", locale))
     expect(status).to_have_attribute("data-archived", "false")
     assert not tutorial_server.state.snapshot().archived
 
@@ -103,7 +89,7 @@ def test_acceptance_walk_six_steps_in_order(
     guarantees.notice_means(timeline, words, code="HANDOFF_CANCELLED", action="publish_changes",
                             guarantee="acceptance-walk step 5")
     expect(dock.messages("assistant").last).to_have_text(
-        model_reply(model, "publish_changes", "HANDOFF_CANCELLED", locale))
+        model.reply_after("publish_changes", "HANDOFF_CANCELLED", locale))
     expect(status).to_have_attribute("data-state", "draft")
 
     # 6. Type 246810 and publish: success reaches the assistant only once "published" shows.
@@ -118,7 +104,7 @@ def test_acceptance_walk_six_steps_in_order(
     guarantees.success_only_after_published(timeline, action="publish_changes", since=step)
     expect(status).to_have_attribute("data-state", "published")
     expect(dock.messages("assistant").last).to_have_text(
-        model_reply(model, "publish_changes", "OK", locale))
+        model.reply_after("publish_changes", "OK", locale))
     guarantees.no_writes_into_targets(timeline)
     guarantees.highlights_removed(timeline)
     assert tutorial_server.state.snapshot() == INITIAL_WORKSPACE.model_copy(

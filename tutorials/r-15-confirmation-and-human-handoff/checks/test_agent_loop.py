@@ -11,17 +11,22 @@ from typing import Any
 import pytest
 from playwright.sync_api import ElementHandle, Page, Route, expect
 
-from harness.browser.dock import Dock
-from harness.browser.pages import open_page
-from harness.evidence import guarantees
-from harness.evidence.records import Mark
-from harness.evidence.timeline import Timeline
-from harness.server.model.conversation import ToolResultSeen
-from harness.server.model.handle import ModelHandle, calling, tool_call
-from harness.server.runner import TutorialServer
-from harness.server.state import INITIAL_WORKSPACE, PUBLISH_CODE, WorkspaceSnapshot
-
-Say = Callable[[str], str]
+from harness import (
+    INITIAL_WORKSPACE,
+    PUBLISH_CODE,
+    Dock,
+    Mark,
+    ModelHandle,
+    OpenTutorialPage,
+    Say,
+    Testbed,
+    Timeline,
+    TutorialServer,
+    WorkspaceSnapshot,
+    calling,
+    guarantees,
+    tool_call,
+)
 
 SAVE, ARCHIVE, RESET, PUBLISH, READ = (
     "save_workspace_name", "archive_workspace", "reset_workspace", "publish_changes",
@@ -33,7 +38,6 @@ RESULTS_REQUEST = 1
 # Longer than any timer the runtime may have running (the 5-minute handoff timeout included).
 PAST_EVERY_TIMER_MS = 10 * 60 * 1000
 NEW_CONVERSATION = "new-conversation-ends-pending"
-TESTBED_DECLARE = "decl => window.plingTestbed.declare(decl)"
 
 
 # ---- helpers ----------------------------------------------------------------------------
@@ -71,29 +75,13 @@ def send(dock: Dock, text: str) -> None:
 
 def results_in(model: ModelHandle, request_index: int) -> list[tuple[str, str]]:
     """(call id, code) of the tool results the model received first with that request."""
-    return [(r.call_id, r.code) for r in model.tool_results() if r.request_index == request_index]
-
-
-def results_for(timeline: Timeline, call_id: str, since: Mark) -> list[ToolResultSeen]:
-    return [r for r in timeline.tool_results(since) if r.call_id == call_id]
-
-
-def assert_model_heard_nothing(timeline: Timeline, since: Mark, why: str) -> None:
-    sent = timeline.page_model_requests(since)
-    received = timeline.server_records(since, kind="model.request")
-    assert sent == [] and received == [], (
-        f"{why}, yet the page sent {len(sent)} and the server received {len(received)} model "
-        f"request(s)")
+    return [(r.call_id, r.code) for r in model.tool_results(request_index=request_index)]
 
 
 @pytest.fixture
-def archived_page(page: Page, timeline: Timeline, tutorial_server: TutorialServer,
-                  locale: str) -> Page:
+def archived_page(open_tutorial_page: OpenTutorialPage) -> Page:
     """The r-15 page on an archived workspace: its Archive button is disabled."""
-    tutorial_server.state.replace(
-        WorkspaceSnapshot(name=INITIAL_WORKSPACE.name, archived=True, published=False))
-    open_page(page, tutorial_server.page_url(locale))
-    return page
+    return open_tutorial_page(workspace=INITIAL_WORKSPACE.model_copy(update={"archived": True}))
 
 
 # ---- several calls in one reply: one after another ---------------------------------------
@@ -157,14 +145,12 @@ STEP_DESC = {"en": {FIRST: "First step", SECOND: "Second step"},
 
 @pytest.mark.guarantee("calls-one-after-another")
 def test_second_call_runs_only_after_the_first_calls_server_answered(
-    testbed_page: Page, dock: Dock, timeline: Timeline, model: ModelHandle,
-    tutorial_server: TutorialServer, locale: str, say: Say,
+    testbed: Testbed, dock: Dock, timeline: Timeline, model: ModelHandle, locale: str, say: Say,
 ) -> None:
     for action in (FIRST, SECOND):
-        testbed_page.evaluate(TESTBED_DECLARE, {"id": action, "desc": STEP_DESC[locale][action],
-                                                "kind": "write"})
+        testbed.declare({"id": action, "desc": STEP_DESC[locale][action], "kind": "write"})
     model.script(calling(tool_call("call_first", FIRST), tool_call("call_second", SECOND)))
-    held = HeldRequests(testbed_page, f"/api/testbed/run/{FIRST}")
+    held = HeldRequests(testbed.page, f"/api/testbed/run/{FIRST}")
     before = timeline.mark()
 
     held.start(lambda: send(dock, say("status")))
@@ -176,7 +162,7 @@ def test_second_call_runs_only_after_the_first_calls_server_answered(
     held.release()
     dock.wait_until_settled()
 
-    assert [call.action for call in tutorial_server.testbed.calls()] == [FIRST, SECOND]
+    assert [call.action for call in testbed.calls()] == [FIRST, SECOND]
     guarantees.one_call_at_a_time(timeline, since=before)
     assert results_in(model, RESULTS_REQUEST) == [("call_first", "OK"), ("call_second", "OK")]
 
@@ -193,7 +179,8 @@ def assert_abandoned_turn_did_nothing(page: Page, dock: Dock, timeline: Timeline
     page.clock.fast_forward(PAST_EVERY_TIMER_MS)
     expect(dock.messages()).to_have_count(0)
     expect(dock.busy).to_have_count(0)
-    assert_model_heard_nothing(timeline, since, "the turn was abandoned")
+    guarantees.no_model_request(timeline, since=since, why="the turn was abandoned",
+                                guarantee=NEW_CONVERSATION)
     guarantees.no_business_request(timeline, since=since, guarantee=NEW_CONVERSATION)
     guarantees.state_unchanged(timeline, since=since, guarantee=NEW_CONVERSATION)
 
@@ -218,10 +205,9 @@ def test_new_conversation_during_an_approval_ends_it_and_nothing_runs_from_it(
     dock.ask(say("status"))
     guarantees.model_received(timeline, action=READ, code="OK", since=fresh,
                               guarantee=NEW_CONVERSATION)
-    first = timeline.server_records(fresh, kind="model.request")[0].body
-    assert isinstance(first, dict)
-    assert [(m.get("role"), m.get("content")) for m in first["messages"]] == [
-        ("user", say("status"))]
+    first = timeline.server_records(fresh, kind="model.request")[0].model_request
+    assert first is not None
+    assert [(m.role, m.content) for m in first.messages] == [("user", say("status"))]
 
 
 @pytest.mark.guarantee(NEW_CONVERSATION)
@@ -247,7 +233,8 @@ def test_new_conversation_during_a_handoff_ends_it_and_nothing_runs_from_it(
     expect(tutorial_page.get_by_test_id("workspace-status")).to_have_attribute(
         "data-state", "published")
     assert tutorial_server.state.snapshot().published
-    assert_model_heard_nothing(timeline, abandoned, "the handoff was abandoned")
+    guarantees.no_model_request(timeline, since=abandoned, why="the handoff was abandoned",
+                                guarantee=NEW_CONVERSATION)
     expect(dock.messages()).to_have_count(0)
 
 
@@ -275,7 +262,9 @@ def test_save_success_reaches_the_model_only_after_the_server_answered(
 
     save_held.start(dock.approve_button.click)
 
-    assert_model_heard_nothing(timeline, approved, "the save request is still unanswered")
+    guarantees.no_model_request(timeline, since=approved,
+                                why="the save request is still unanswered",
+                                guarantee="success-after-business-answer")
     expect(dock.busy).to_have_count(1)  # the turn is still running
     save_held.release()
     dock.wait_until_settled()
@@ -294,10 +283,13 @@ def test_save_failing_at_the_server_after_a_held_answer_is_run_failed_never_succ
 
     save_held.start(dock.approve_button.click)
 
-    assert_model_heard_nothing(timeline, approved, "the save request is still unanswered")
+    guarantees.no_model_request(timeline, since=approved,
+                                why="the save request is still unanswered",
+                                guarantee="success-after-business-answer")
     save_held.fail(503, {"ok": False, "code": "UNAVAILABLE", "message": "try again later"})
     dock.wait_until_settled()
-    assert [r.code for r in results_for(timeline, "call_save", approved)] == ["RUN_FAILED"]
+    assert [r.code for r in timeline.tool_results(approved)
+            if r.call_id == "call_save"] == ["RUN_FAILED"]
     failed = dock.messages("notice").and_(dock.page.locator("[data-code='RUN_FAILED']"))
     expect(failed).to_have_count(1)
     assert tutorial_server.state.snapshot() == INITIAL_WORKSPACE

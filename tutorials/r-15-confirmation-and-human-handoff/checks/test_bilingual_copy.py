@@ -15,20 +15,23 @@ from typing import Any
 import pytest
 from playwright.sync_api import Page, Route, expect
 
-from harness.browser.dock import Dock
-from harness.evidence import guarantees
-from harness.evidence.timeline import Timeline
-from harness.plugin.plugin import pling_root
-from harness.project.glossary import Glossary, glossary_for
-from harness.project.texts import Words, runtime_copy_path
-from harness.project.tutorial_text import load_tutorial_text, tutorial_text_path
-from harness.project.tutorials import Tutorial, load_tutorial
-from harness.server.model.handle import ModelHandle
-from harness.server.model.provider import ProviderUnavailable
-from harness.server.runner import TutorialServer
-from harness.server.state import INITIAL_NAME
+from harness import (
+    INITIAL_NAME,
+    Dock,
+    Glossary,
+    ModelHandle,
+    ProviderUnavailable,
+    Say,
+    Timeline,
+    Tutorial,
+    Words,
+    glossary_for,
+    guarantees,
+    load_tutorial_text,
+    runtime_copy_path,
+    tutorial_text_path,
+)
 
-Say = Callable[[str], str]
 OTHER_LOCALE = {"zh": "en", "en": "zh"}
 PLACEHOLDER = re.compile(r"\{(\w+)\}")
 # A {placeholder} left unfilled on the rendered page.
@@ -91,30 +94,18 @@ def strings_of(root: Path, tutorial: Tutorial, locale: str) -> dict[str, str]:
 
 
 @pytest.fixture
-def served_root(pytestconfig: pytest.Config) -> Path:
-    """The folder the checks' server serves (--pling-root, else the project)."""
-    return pling_root(pytestconfig)
-
-
-@pytest.fixture
-def tutorial(tutorial_id: str, served_root: Path) -> Tutorial:
-    """The tutorial under check, as the served root defines it."""
-    return load_tutorial(tutorial_id, served_root)
-
-
-@pytest.fixture
-def glossary(tutorial: Tutorial, served_root: Path) -> Glossary:
+def glossary(tutorial: Tutorial, tutorial_root: Path) -> Glossary:
     """The harness's reviewed glossary plus the tutorial's own (terms, names)."""
-    return glossary_for(served_root, tutorial)
+    return glossary_for(tutorial_root, tutorial)
 
 
 @pytest.mark.guarantee("bilingual-copy")
 @pytest.mark.parametrize("copy_set", ["page", "dock"])
 def test_copy_matches_the_other_locale_key_for_key(
-    served_root: Path, tutorial: Tutorial, copy_set: str, locale: str,
+    tutorial_root: Path, tutorial: Tutorial, copy_set: str, locale: str,
 ) -> None:
-    path = copy_path(served_root, tutorial, copy_set, locale)
-    other_path = copy_path(served_root, tutorial, copy_set, OTHER_LOCALE[locale])
+    path = copy_path(tutorial_root, tutorial, copy_set, locale)
+    other_path = copy_path(tutorial_root, tutorial, copy_set, OTHER_LOCALE[locale])
     mine, other = load_copy(path), load_copy(other_path)
 
     problems = [f"missing key {key!r} (in {other_path.name})" for key in other if key not in mine]
@@ -134,11 +125,11 @@ def test_copy_matches_the_other_locale_key_for_key(
 @pytest.mark.guarantee("bilingual-copy")
 @pytest.mark.parametrize("copy_set", ["page", "dock"])
 def test_copy_every_value_is_in_its_locale(
-    served_root: Path, tutorial: Tutorial, glossary: Glossary, copy_set: str, locale: str,
+    tutorial_root: Path, tutorial: Tutorial, glossary: Glossary, copy_set: str, locale: str,
 ) -> None:
     """Every value, not only the ones a walk happens to render: a zh value has Chinese and
     no English word (names from the glossary aside), an en value has no CJK."""
-    path = copy_path(served_root, tutorial, copy_set, locale)
+    path = copy_path(tutorial_root, tutorial, copy_set, locale)
     problems: list[str] = []
     for key, text in load_copy(path).items():
         if not isinstance(text, str):
@@ -152,14 +143,14 @@ def test_copy_every_value_is_in_its_locale(
 @pytest.mark.guarantee("bilingual-copy")
 @pytest.mark.parametrize("copy_set", ["page", "dock"])
 def test_copy_uses_the_glossary_terms_key_for_key(
-    served_root: Path, tutorial: Tutorial, glossary: Glossary, copy_set: str, locale: str,
+    tutorial_root: Path, tutorial: Tutorial, glossary: Glossary, copy_set: str, locale: str,
 ) -> None:
     """Where the en value uses a glossary term, the zh value uses the glossary's zh term
     (人工接力 for "human handoff", 始终允许 for "always allow"), and no variant the glossary
     rules out (人工接管, 总是允许) appears."""
-    path = copy_path(served_root, tutorial, copy_set, locale)
+    path = copy_path(tutorial_root, tutorial, copy_set, locale)
     mine = load_copy(path)
-    other = load_copy(copy_path(served_root, tutorial, copy_set, OTHER_LOCALE[locale]))
+    other = load_copy(copy_path(tutorial_root, tutorial, copy_set, OTHER_LOCALE[locale]))
     problems = [f"{key!r} = {text!r}: {problem}" for key, text in mine.items()
                 if isinstance(text, str)
                 for problem in glossary.term_problems(locale, text, str(other.get(key, "")))]
@@ -168,13 +159,13 @@ def test_copy_uses_the_glossary_terms_key_for_key(
 
 @pytest.mark.guarantee("bilingual-copy")
 def test_tutorial_text_exists_with_the_same_sections_as_the_other_locale(
-    served_root: Path, tutorial: Tutorial, locale: str,
+    tutorial_root: Path, tutorial: Tutorial, locale: str,
 ) -> None:
     def sections(language: str) -> list[str]:
-        path = tutorial_text_path(tutorial.directory(served_root), language)
+        path = tutorial_text_path(tutorial.directory(tutorial_root), language)
         assert path.is_file(), f"missing tutorial text {path}"
         assert path.read_text(encoding="utf-8").strip(), f"{path} is empty"
-        return load_tutorial_text(tutorial.directory(served_root), language).section_ids
+        return load_tutorial_text(tutorial.directory(tutorial_root), language).section_ids
 
     mine, other = sections(locale), sections(OTHER_LOCALE[locale])
     assert mine, f"tutorial.{locale}.md has no '<!-- section: <id> -->' anchors"
@@ -184,11 +175,11 @@ def test_tutorial_text_exists_with_the_same_sections_as_the_other_locale(
 
 @pytest.mark.guarantee("bilingual-copy")
 def test_tutorial_text_uses_the_glossary_terms_section_for_section(
-    served_root: Path, tutorial: Tutorial, glossary: Glossary, locale: str,
+    tutorial_root: Path, tutorial: Tutorial, glossary: Glossary, locale: str,
 ) -> None:
     """The tutorial's title and text, section by section, hold to the glossary as the copy
     does (code left out: identifiers are not words)."""
-    directory = tutorial.directory(served_root)
+    directory = tutorial.directory(tutorial_root)
     mine = load_tutorial_text(directory, locale).section_prose
     other = load_tutorial_text(directory, OTHER_LOCALE[locale]).section_prose
     titles = tutorial.title.model_dump()
@@ -314,24 +305,22 @@ def scene(tutorial_page: Page, dock: Dock, model: ModelHandle, say: Say, locale:
 @pytest.mark.guarantee("bilingual-copy")
 @pytest.mark.parametrize("code", SAFETY_NOTICES)
 def test_safety_notice_means_its_code_and_names_the_action(
-    scene: Scene, timeline: Timeline, tutorial_server: TutorialServer, code: str, locale: str,
+    scene: Scene, timeline: Timeline, words: Words, code: str,
 ) -> None:
     """A denial says "not allowed" and claims no permission; a cancel or timeout says "not
     completed" and claims no success: held against the reviewed glossary, not the copy."""
     action = SAFETY_NOTICES[code](scene)
 
-    words = Words(tutorial_server.root, tutorial_server.tutorial, locale)
     guarantees.notice_means(timeline, words, code=code, action=action, guarantee="bilingual-copy")
 
 
 @pytest.mark.guarantee("bilingual-copy")
 def test_rendered_page_speaks_only_its_locale_in_every_dock_state(
-    scene: Scene, tutorial_server: TutorialServer, glossary: Glossary, locale: str,
+    scene: Scene, tutorial: Tutorial, tutorial_root: Path, glossary: Glossary, locale: str,
 ) -> None:
     page, dock, model = scene.page, scene.dock, scene.model
-    tutorial = tutorial_server.tutorial
-    own = strings_of(tutorial_server.root, tutorial, locale)
-    foreign = strings_of(tutorial_server.root, tutorial, OTHER_LOCALE[locale])
+    own = strings_of(tutorial_root, tutorial, locale)
+    foreign = strings_of(tutorial_root, tutorial, OTHER_LOCALE[locale])
     finder = ForeignTextFinder(
         locale=locale, glossary=glossary,
         keys=sorted({*own, *foreign}))  # a key missing from one locale shows up as itself
@@ -418,10 +407,7 @@ def page_identifiers(page: Page) -> list[str]:
 def tool_identifiers(model: ModelHandle) -> Iterable[str]:
     """Action ids and argument names the model was offered (the approval card shows them)."""
     names: list[str] = []
-    for request in model.requests[-1:]:
-        for tool in request.model_dump(mode="json").get("tools") or []:
-            function = tool.get("function") or {}
-            names.append(str(function.get("name")))
-            names.extend(str(name) for name in (function.get("parameters") or {}).get(
-                "properties", {}))
+    for name, function in (model.offered_tools() if model.requests else {}).items():
+        names.append(name)
+        names.extend(str(key) for key in function.parameters.get("properties", {}))
     return names

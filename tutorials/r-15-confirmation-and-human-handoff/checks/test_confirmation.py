@@ -8,17 +8,23 @@ from collections.abc import Callable
 import pytest
 from playwright.sync_api import Page, expect
 
-from harness.browser.dock import FORGE_ROUTES, Dock, ForgeRoute
-from harness.browser.pages import open_page, reload_page
-from harness.evidence import guarantees
-from harness.evidence.guarantees import GuaranteeViolation
-from harness.evidence.records import Mark
-from harness.evidence.timeline import Timeline
-from harness.server.model.handle import ModelHandle
-from harness.server.runner import TutorialServer
-from harness.server.state import INITIAL_WORKSPACE, WorkspaceSnapshot
-
-Say = Callable[[str], str]
+from harness import (
+    FORGE_ROUTES,
+    INITIAL_WORKSPACE,
+    Dock,
+    ForgeRoute,
+    GuaranteeViolation,
+    Mark,
+    ModelHandle,
+    OpenTutorialPage,
+    Say,
+    Testbed,
+    Timeline,
+    TutorialServer,
+    WorkspaceSnapshot,
+    guarantees,
+    reload_page,
+)
 
 # What a user types to rename the workspace (matched by model-rules.json's save intent).
 RENAME_TO = {"en": "rename the workspace to {name}", "zh": "把工作区名称改为 {name}"}
@@ -31,10 +37,9 @@ SAVE, ARCHIVE, RESET = "save_workspace_name", "archive_workspace", "reset_worksp
 # The business endpoint each r-15 action calls once it runs.
 ENDPOINT = {SAVE: "/api/workspace/name", ARCHIVE: "/api/workspace/archive",
             RESET: "/api/workspace/reset"}
-# Testbed: declare an action; what a user types to make the model call one (`when_user`).
-TESTBED_DECLARE = "decl => window.plingTestbed.declare(decl)"
+# Testbed: what a user types to make the model call an action (`when_user`).
 RUN_REQUEST = {"en": "please run {id}", "zh": "请运行 {id}"}
-# conftest's say() keys per action.
+# The tutorial's user_requests (say()) per action.
 REQUEST_KEY = {SAVE: "save", ARCHIVE: "archive", RESET: "reset"}
 # What the user types when a `when_user` rule makes the model call something exact.
 GO_AHEAD = {"en": "go ahead", "zh": "开始吧"}
@@ -50,13 +55,10 @@ assert all(len(name) == 80 and name == name.strip() for name in LONG_NAME.values
 
 
 @pytest.fixture
-def changed_page(page: Page, timeline: Timeline, tutorial_server: TutorialServer,
-                 locale: str) -> Page:
+def changed_page(open_tutorial_page: OpenTutorialPage) -> Page:
     """The r-15 page opened on CHANGED_WORKSPACE (renamed and archived) instead of the initial
     workspace, so that a reset that should not happen would be seen."""
-    tutorial_server.state.replace(CHANGED_WORKSPACE)
-    open_page(page, tutorial_server.page_url(locale))
-    return page
+    return open_tutorial_page(workspace=CHANGED_WORKSPACE)
 
 
 def rename(locale: str, name: str) -> str:
@@ -152,57 +154,52 @@ def test_plain_allow_lets_one_save_run_and_the_next_save_asks_again(
     expect(tutorial_page.get_by_test_id("workspace-name-display")).to_have_text(FIRST_NAME)
 
 
-@pytest.mark.guarantee("session-grant-for-ask")
-def test_always_allow_ends_with_a_page_reload(
-    tutorial_page: Page, dock: Dock, timeline: Timeline, tutorial_server: TutorialServer,
-    locale: str,
-) -> None:
-    dock.ask(rename(locale, FIRST_NAME))
-    dock.approve_always()
-    assert tutorial_server.state.snapshot().name == FIRST_NAME
-
-    reload_page(tutorial_page)
-    after_reload = timeline.mark()
-    dock.ask(rename(locale, SECOND_NAME))
-
-    guarantees.always_allow_offered(timeline, action=SAVE)
-    nothing_happened_yet(timeline, tutorial_server, since=after_reload,
-                         guarantee="session-grant-for-ask")
-    dock.deny()
-    assert tutorial_server.state.snapshot().name == FIRST_NAME
+def reload_the_page(page: Page, dock: Dock) -> None:
+    reload_page(page)
 
 
-@pytest.mark.guarantee("session-grant-for-ask")
-def test_always_allow_ends_with_a_new_conversation(
-    tutorial_page: Page, dock: Dock, timeline: Timeline, tutorial_server: TutorialServer,
-    locale: str,
-) -> None:
-    dock.ask(rename(locale, FIRST_NAME))
-    dock.approve_always()
-    assert tutorial_server.state.snapshot().name == FIRST_NAME
-
+def start_a_new_conversation(page: Page, dock: Dock) -> None:
     dock.new_conversation()
     expect(dock.messages()).to_have_count(0)
-    after_new = timeline.mark()
+
+
+# What ends the dock session, and with it every "always allow" given in it.
+SESSION_ENDINGS: dict[str, Callable[[Page, Dock], None]] = {
+    "page-reload": reload_the_page,
+    "new-conversation": start_a_new_conversation,
+}
+
+
+@pytest.mark.guarantee("session-grant-for-ask")
+@pytest.mark.parametrize("ending", list(SESSION_ENDINGS))
+def test_always_allow_ends_with_the_dock_session(
+    tutorial_page: Page, dock: Dock, timeline: Timeline, tutorial_server: TutorialServer,
+    locale: str, ending: str,
+) -> None:
+    dock.ask(rename(locale, FIRST_NAME))
+    dock.approve_always()
+    assert tutorial_server.state.snapshot().name == FIRST_NAME
+
+    SESSION_ENDINGS[ending](tutorial_page, dock)
+    after = timeline.mark()
     dock.ask(rename(locale, SECOND_NAME))
 
     guarantees.always_allow_offered(timeline, action=SAVE)
-    nothing_happened_yet(timeline, tutorial_server, since=after_new,
+    nothing_happened_yet(timeline, tutorial_server, since=after,
                          guarantee="session-grant-for-ask")
     dock.approve()
-    guarantees.approval_before_side_effects(timeline, action=SAVE, since=after_new)
+    guarantees.approval_before_side_effects(timeline, action=SAVE, since=after)
     assert tutorial_server.state.snapshot().name == SECOND_NAME
 
 
 @pytest.mark.guarantee("session-grant-for-ask")
 def test_always_allow_covers_only_the_action_it_was_given_for(
-    testbed_page: Page, dock: Dock, timeline: Timeline, tutorial_server: TutorialServer,
+    testbed: Testbed, dock: Dock, timeline: Timeline, tutorial_server: TutorialServer,
     model: ModelHandle, locale: str,
 ) -> None:
     # Two `ask` actions: r-15 has only one, so the testbed declares them.
     for action in ("ask_first", "ask_second"):
-        testbed_page.evaluate(TESTBED_DECLARE, {"id": action, "desc": action, "kind": "write",
-                                                "confirm": True})
+        testbed.declare({"id": action, "desc": action, "kind": "write", "confirm": True})
         model.when_user(rf"(?:run|运行) {action}\b", action, {})
     dock.ask(RUN_REQUEST[locale].format(id="ask_first"))
     dock.approve_always()
@@ -217,53 +214,15 @@ def test_always_allow_covers_only_the_action_it_was_given_for(
     nothing_happened_yet(timeline, tutorial_server, since=other,
                          guarantee="session-grant-for-ask")
     dock.deny()
-    assert [call.action for call in tutorial_server.testbed.calls()] == ["ask_first"] * 2
+    assert [call.action for call in testbed.calls()] == ["ask_first"] * 2
 
 
 # ---- ask-always-never-granted -----------------------------------------------------------
 
 
-@pytest.mark.guarantee("ask-always-never-granted")
-def test_archive_asks_on_every_call_without_always_allow(
-    tutorial_page: Page, dock: Dock, timeline: Timeline, tutorial_server: TutorialServer,
-    say: Say,
-) -> None:
-    # Denied first (an allowed archive would leave nothing to archive), then allowed.
-    dock.ask(say("archive"))
-    dock.deny()
-    second = timeline.mark()
-    dock.ask(say("archive"))
-    nothing_happened_yet(timeline, tutorial_server, since=second,
-                         guarantee="ask-always-never-granted")
-    dock.approve()
-
-    guarantees.always_allow_never_offered(timeline, action=ARCHIVE)
-    guarantees.prompted_for_every_call(timeline, action=ARCHIVE)
-    guarantees.approval_before_side_effects(timeline, action=ARCHIVE, since=second)
-    assert tutorial_server.state.snapshot().archived
-
-
-@pytest.mark.guarantee("ask-always-never-granted")
-def test_reset_asks_again_after_being_allowed(
-    changed_page: Page, dock: Dock, timeline: Timeline, tutorial_server: TutorialServer,
-    say: Say,
-) -> None:
-    start = timeline.mark()
-    dock.ask(say("reset"))
-    dock.approve()
-    assert tutorial_server.state.snapshot() == INITIAL_WORKSPACE
-
-    second = timeline.mark()
-    dock.ask(say("reset"))
-    nothing_happened_yet(timeline, tutorial_server, since=second,
-                         guarantee="ask-always-never-granted")
-    dock.approve()
-
-    guarantees.always_allow_never_offered(timeline, action=RESET)
-    guarantees.prompted_for_every_call(timeline, action=RESET)
-    if len(calls_made_to(timeline, ENDPOINT[RESET], start)) != 2:
-        raise GuaranteeViolation("ask-always-never-granted", "two allowed resets should make "
-                                 "two reset calls", timeline)
+# Every ask-always row asking on each call, even after Allow: test_policy_rows.py (and r-15's
+# archive, step 2 of the acceptance walk). Here: a forged "always" grants nothing, whichever
+# way page script sends it.
 
 
 @pytest.mark.guarantee("ask-always-never-granted")
@@ -291,31 +250,6 @@ def test_forged_always_allow_for_reset_is_not_honoured(
     guarantees.always_allow_never_offered(timeline, action=RESET, since=again)
     dock.deny()
     guarantees.model_received(timeline, action=RESET, code="PERMISSION_DENIED", since=again)
-
-
-@pytest.mark.guarantee("ask-always-never-granted")
-def test_forged_always_allow_for_archive_is_not_honoured(
-    tutorial_page: Page, dock: Dock, timeline: Timeline, tutorial_server: TutorialServer,
-    say: Say,
-) -> None:
-    # Archive is danger with confirm: true, a different §2 row from reset's bare danger.
-    dock.ask(say("archive"))
-    dock.forge_decision("always")  # page script, not the user, "chooses" always allow
-    # The forged click may have let this one call run (as "allow"); put the workspace back
-    # and let the page show it (a read, no prompt), so the next call is possible again.
-    tutorial_server.state.replace(INITIAL_WORKSPACE)
-    dock.ask(say("status"))
-    expect_shown(tutorial_page, INITIAL_WORKSPACE)
-
-    again = timeline.mark()
-    dock.ask(say("archive"))
-
-    asked_again(timeline, action=ARCHIVE, since=again, guarantee="ask-always-never-granted")
-    nothing_happened_yet(timeline, tutorial_server, since=again,
-                         guarantee="ask-always-never-granted")
-    guarantees.always_allow_never_offered(timeline, action=ARCHIVE, since=again)
-    dock.deny()
-    guarantees.model_received(timeline, action=ARCHIVE, code="PERMISSION_DENIED", since=again)
 
 
 # ---- approval-only-by-click -------------------------------------------------------------
@@ -398,33 +332,18 @@ def test_approval_card_stays_open_until_a_decision_button_is_clicked(
 # ---- approval-shows-exact-arguments -----------------------------------------------------
 
 
-@pytest.mark.guarantee("approval-shows-exact-arguments")
-def test_card_shows_a_long_name_whole_and_the_save_sends_exactly_it(
-    tutorial_page: Page, dock: Dock, timeline: Timeline, tutorial_server: TutorialServer,
-    model: ModelHandle, locale: str,
-) -> None:
-    name = LONG_NAME[locale]
-    model.when_user(GO_AHEAD_PATTERN, SAVE, {"name": name})
-    dock.ask(GO_AHEAD[locale])
-    guarantees.approval_shows_arguments(timeline, action=SAVE, values=[name])
-
-    allowed = timeline.mark()
-    dock.approve()
-
-    sent = bodies_sent_to(timeline, ENDPOINT[SAVE], allowed)
-    if sent != [{"name": name}]:
-        raise GuaranteeViolation("approval-shows-exact-arguments", f"the card showed "
-                                 f"{name!r}; the save sent {sent}", timeline)
-    assert tutorial_server.state.snapshot().name == name
-    expect(tutorial_page.get_by_test_id("workspace-name-display")).to_have_text(name)
+# Names the card must show whole and run() must get exactly: one at the schema's limit, one
+# whose spaces matter.
+SHOWN_NAMES = {"at-the-length-limit": LONG_NAME, "with-spaces-kept": SPACED_NAME}
 
 
 @pytest.mark.guarantee("approval-shows-exact-arguments")
-def test_card_shows_the_spaces_in_a_name_and_the_save_sends_them(
+@pytest.mark.parametrize("kind", list(SHOWN_NAMES))
+def test_card_shows_the_name_whole_and_the_save_sends_exactly_it(
     tutorial_page: Page, dock: Dock, timeline: Timeline, tutorial_server: TutorialServer,
-    model: ModelHandle, locale: str,
+    model: ModelHandle, locale: str, kind: str,
 ) -> None:
-    name = SPACED_NAME[locale]
+    name = SHOWN_NAMES[kind][locale]
     model.when_user(GO_AHEAD_PATTERN, SAVE, {"name": name})
     dock.ask(GO_AHEAD[locale])
     guarantees.approval_shows_arguments(timeline, action=SAVE, values=[name])
@@ -438,6 +357,7 @@ def test_card_shows_the_spaces_in_a_name_and_the_save_sends_them(
         raise GuaranteeViolation("approval-shows-exact-arguments", f"the card showed "
                                  f"{name!r}; the save sent {sent}", timeline)
     assert tutorial_server.state.snapshot().name == name.strip()
+    expect(tutorial_page.get_by_test_id("workspace-name-display")).to_have_text(name.strip())
 
 
 # ---- approval-before-side-effects -------------------------------------------------------
@@ -483,29 +403,19 @@ def test_reset_asks_first_then_resets(
 
 
 @pytest.mark.guarantee("denial-respected")
+@pytest.mark.guarantee("no-silent-retry")
 @pytest.mark.parametrize("action", [SAVE, RESET])
-def test_denial_changes_nothing(
+def test_denial_changes_nothing_and_is_not_retried(
     changed_page: Page, dock: Dock, timeline: Timeline, tutorial_server: TutorialServer,
     model: ModelHandle, say: Say, locale: str, action: str,
 ) -> None:
     before = timeline.mark()
     dock.ask(say(REQUEST_KEY[action]))
+    decided = timeline.mark()
     dock.deny()
 
     guarantees.denial_respected(timeline, action=action, since=before,
                                 success_phrases=model.success_phrases(action, locale))
+    guarantees.no_silent_retry(timeline, since=decided)
     assert tutorial_server.state.snapshot() == CHANGED_WORKSPACE
     expect_shown(changed_page, CHANGED_WORKSPACE)
-
-
-@pytest.mark.guarantee("no-silent-retry")
-@pytest.mark.parametrize("action", [SAVE, RESET])
-def test_no_retry_after_a_denial(
-    tutorial_page: Page, dock: Dock, timeline: Timeline, say: Say, action: str,
-) -> None:
-    dock.ask(say(REQUEST_KEY[action]))
-    decided = timeline.mark()
-    dock.deny()
-
-    guarantees.no_silent_retry(timeline, since=decided)
-    guarantees.model_received(timeline, action=action, code="PERMISSION_DENIED", since=decided)

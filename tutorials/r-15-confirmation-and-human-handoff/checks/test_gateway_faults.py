@@ -1,9 +1,8 @@
 """A failing model provider and a failing business API, seen from the page: a clear localised
 error, nothing run or changed, no silent retry, and the next request works.
 
-The server here talks to a real OpenAI-compatible upstream over HTTP
-(harness.server.model.fake_upstream), started by the test on 127.0.0.1; when no fault is
-queued it answers like the scripted model.
+The server here talks to a real OpenAI-compatible upstream over HTTP (the plugin's
+`fake_upstream`, on 127.0.0.1); when no fault is queued it answers like the scripted model.
 """
 
 from __future__ import annotations
@@ -12,31 +11,29 @@ import json
 import re
 import secrets
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 
 import pytest
 from playwright.sync_api import Page, expect
 
-from harness.browser.dock import Dock
-from harness.evidence import guarantees
-from harness.evidence.timeline import Timeline
-from harness.plugin.plugin import pling_root
-from harness.project.texts import Words
-from harness.project.tutorials import TutorialError, load_tutorial
-from harness.server.model.fake_upstream import (
+from harness import (
+    INITIAL_WORKSPACE,
     Answer,
     Behaviour,
+    Dock,
     Fail,
     FakeUpstream,
     HangUp,
     Malformed,
+    ModelHandle,
+    Say,
     Stall,
+    StartTutorialServer,
+    Timeline,
+    TutorialServer,
+    Words,
+    guarantees,
 )
-from harness.server.model.handle import ModelHandle
-from harness.server.runner import TutorialServer
-from harness.server.state import INITIAL_WORKSPACE
-
-Say = Callable[[str], str]
 
 # The gateway's timeout towards the upstream, a real network timeout. Generous by default, so
 # a healthy local answer is never cut off, even on a loaded machine (1 s was, at load 30). The
@@ -49,19 +46,6 @@ NOT_BLANK = re.compile(r"\S")
 
 
 @pytest.fixture
-def upstream(tutorial_id: str, pytestconfig: pytest.Config) -> Iterator[FakeUpstream]:
-    """An OpenAI-compatible upstream on 127.0.0.1 answering like the tutorial's scripted model
-    unless a test queues a fault."""
-    root = pling_root(pytestconfig)
-    try:
-        tutorial = load_tutorial(tutorial_id, root)
-    except TutorialError as error:
-        pytest.fail(str(error), pytrace=False)
-    with FakeUpstream.answering_like(tutorial, root) as fake:
-        yield fake
-
-
-@pytest.fixture
 def gateway_timeout() -> float:
     """Seconds the gateway waits for the upstream (PLING_MODEL_TIMEOUT); a check may
     parametrize its own."""
@@ -69,20 +53,11 @@ def gateway_timeout() -> float:
 
 
 @pytest.fixture
-def tutorial_server(upstream: FakeUpstream, tutorial_id: str, gateway_timeout: float,
-                    pytestconfig: pytest.Config) -> Iterator[TutorialServer]:
-    """The fixture server with the OpenAI-compatible provider pointed at `upstream`."""
-    environ = upstream.environ(api_key=f"test-{secrets.token_hex(16)}", timeout=gateway_timeout)
-    with TutorialServer(tutorial=tutorial_id, root=pling_root(pytestconfig),
-                        environ=environ) as server:
-        yield server
-
-
-@pytest.fixture
-def words(tutorial_server: TutorialServer, locale: str) -> Words:
-    """What the page's notices must mean in this locale (glossary), its actions' names and
-    the page's own copy."""
-    return Words(tutorial_server.root, tutorial_server.tutorial, locale)
+def tutorial_server(start_tutorial_server: StartTutorialServer, fake_upstream: FakeUpstream,
+                    gateway_timeout: float) -> TutorialServer:
+    """The fixture server with the OpenAI-compatible provider pointed at `fake_upstream`."""
+    return start_tutorial_server(environ=fake_upstream.environ(
+        api_key=f"test-{secrets.token_hex(16)}", timeout=gateway_timeout))
 
 
 # Each provider fault, what the gateway answers the page, and the code the dock shows it with.
@@ -108,12 +83,12 @@ FAULT_CASES = [
 @pytest.mark.guarantee("gateway-faults")
 @pytest.mark.parametrize(("fault", "gateway_timeout"), FAULT_CASES)
 def test_provider_fault_shows_a_localised_error_runs_nothing_and_the_next_request_works(
-    tutorial_page: Page, dock: Dock, timeline: Timeline, upstream: FakeUpstream,
+    tutorial_page: Page, dock: Dock, timeline: Timeline, fake_upstream: FakeUpstream,
     say: Say, fault: str,
 ) -> None:
     behaviour, status, code = FAULTS[fault]
     release = threading.Event()
-    upstream.queue(behaviour(release))
+    fake_upstream.queue(behaviour(release))
     before = timeline.mark()
 
     try:
@@ -129,7 +104,7 @@ def test_provider_fault_shows_a_localised_error_runs_nothing_and_the_next_reques
     assert [(r.status, (r.response or {}).get("code")) for r in refused] == [(status, code)]
     # Asked once: neither the page nor the gateway tried again on their own.
     assert len(timeline.page_model_requests(before)) == 1
-    assert len(upstream.received) == 1
+    assert len(fake_upstream.received) == 1
     assert timeline.shown("pling-approval", before) == []
     assert timeline.shown("pling-handoff", before) == []
     guarantees.no_business_request(timeline, since=before, guarantee="gateway-faults")
@@ -144,7 +119,7 @@ def test_provider_fault_shows_a_localised_error_runs_nothing_and_the_next_reques
                               guarantee="gateway-faults")
     expect(dock.messages("assistant")).to_have_count(1)
     expect(dock.messages("error")).to_have_count(1)
-    assert upstream.problems == []
+    assert fake_upstream.problems == []
 
 
 # A name that passes the page's schema (1..80 characters) but not the server, which trims it.
@@ -153,10 +128,10 @@ BLANK_NAME = "   "
 
 @pytest.mark.guarantee("run-failure-reported")
 def test_business_failure_after_approval_is_reported_run_failed_never_success(
-    tutorial_page: Page, dock: Dock, timeline: Timeline, upstream: FakeUpstream,
+    tutorial_page: Page, dock: Dock, timeline: Timeline, fake_upstream: FakeUpstream,
     tutorial_server: TutorialServer, words: Words, locale: str, say: Say,
 ) -> None:
-    upstream.answer({"content": None, "tool_calls": [
+    fake_upstream.answer({"content": None, "tool_calls": [
         {"id": "call_blank", "type": "function",
          "function": {"name": SAVE, "arguments": json.dumps({"name": BLANK_NAME})}}]})
     dock.ask(say("save"))
@@ -185,7 +160,7 @@ def test_business_failure_after_approval_is_reported_run_failed_never_success(
     expect(page_message).to_have_attribute("data-tone", "error")
     expect(tutorial_page.get_by_test_id("workspace-name-display")).to_have_text(
         INITIAL_WORKSPACE.name)
-    assert upstream.fallback is not None
+    assert fake_upstream.fallback is not None
     guarantees.no_success_claim(
         timeline, guarantee="run-failure-reported",
-        success_phrases=ModelHandle(upstream.fallback).success_phrases(SAVE, locale))
+        success_phrases=ModelHandle(fake_upstream.fallback).success_phrases(SAVE, locale))

@@ -1,4 +1,7 @@
 """Gaps that machine-made mutants found (docs/generated-mutants.md) and no other check covers.
+(Those that joined a table elsewhere: `aria-disabled` controls, test_pipeline_order.py; the
+argument an INVALID_PARAMS names, test_schema_keywords.py; whitespace replies and repeated
+call ids, test_hostile_model.py.)
 
 - An approval is "allowed to try", given for the page as it was when the card appeared. If
   the action stopped being available while the card was open (its control disabled or
@@ -7,14 +10,9 @@
   is made.
 - Switches undo exactly what they did: an action switched off and on again runs again, and
   a scope activated twice stays active until it is deactivated twice.
-- An `INVALID_PARAMS` result names the argument that broke the schema, by its dotted path
-  (docs/page-contract.md, "Argument schemas"), so the model can correct its call; the
-  notice the user reads carries the same message.
 - The card is decided only by its own decision buttons: a decision value the executor does
   not know (a forged `data-decision="yes"`) counts as Deny, and a `data-decision` on an
   element *around* the dock never turns a click on the card into a decision.
-- A control marked `aria-disabled="true"` is disabled: its action answers `UNAVAILABLE`
-  before any prompt (docs/page-contract.md).
 - A `RUN_FAILED` result carries the reason the page's `run` gave (its error's message), so
   the model can tell the user why (docs/page-contract.md).
 - A handoff step whose target is an input the user clicks rather than types into (a
@@ -28,9 +26,7 @@
   docs/page-contract.md says of `data-pling-ui`. The check registers its handoff with
   `tool()` and `target()`, as a page does, with an `expect.check()` that counts its calls.
 - The agent runs one turn at a time and only for text: a page that calls `agent.send()` (the
-  API `mountAgent()` returns) with blank text, or while a turn runs, starts nothing. A reply
-  whose text is only whitespace adds no message. A repeated call id is named in its
-  `INVALID_PARAMS` result.
+  API `mountAgent()` returns) with blank text, or while a turn runs, starts nothing.
 - An `expect.check()` that throws means "not done": Done then answers `HANDOFF_FAILED`.
 - What `run` returns reaches the model as JSON: nothing (`undefined`) is a success with
   `data: null`, and a value JSON cannot carry (a BigInt, a cycle) is `RUN_FAILED`, never a
@@ -56,11 +52,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import Page, expect
 
-from harness.browser.dock import Dock
-from harness.evidence import guarantees
-from harness.evidence.timeline import Timeline
-from harness.server.model.handle import ModelHandle, calling, tool_call
-from harness.server.runner import TutorialServer
+from harness import Dock, ModelHandle, Testbed, Timeline, calling, guarantees, tool_call
 
 ACTION = "guarded_save"
 BUTTON = f"[data-testid='testbed-action-{ACTION}']"
@@ -71,8 +63,14 @@ DECLARATION: dict[str, Any] = {
                "required": ["note"], "additionalProperties": False},
 }
 ARGUMENTS = {"note": "x"}
-DECLARE = ("decl => { window.plingTestbed.declare(decl);"
-           " window.plingTestbed.activateScope('editor'); }")
+
+
+def declare_guarded(testbed: Testbed) -> None:
+    """Declare ACTION and activate its scope, as a page would."""
+    testbed.declare(DECLARATION)
+    testbed.activate_scope("editor")
+
+
 # What the user types; a `when_user` rule turns it into the call.
 GO_AHEAD = {"en": "go ahead", "zh": "开始吧"}
 GO_AHEAD_PATTERN = "go ahead|开始吧"
@@ -94,23 +92,23 @@ CHANGES = [
 @pytest.mark.guarantee("availability-rechecked-after-approval")
 @pytest.mark.parametrize(("change", "code"), CHANGES)
 def test_action_made_unavailable_while_its_card_is_open_runs_nothing_after_allow(
-    testbed_page: Page, dock: Dock, timeline: Timeline, tutorial_server: TutorialServer,
-    model: ModelHandle, locale: str, change: str, code: str,
+    testbed: Testbed, dock: Dock, timeline: Timeline, model: ModelHandle, locale: str,
+    change: str, code: str,
 ) -> None:
-    testbed_page.evaluate(DECLARE, DECLARATION)
+    declare_guarded(testbed)
     model.when_user(GO_AHEAD_PATTERN, ACTION, ARGUMENTS)
     start = timeline.mark()
     dock.ask(GO_AHEAD[locale])
     expect(dock.approval).to_have_attribute("data-action", ACTION)
 
-    testbed_page.evaluate(change)
+    testbed.page.evaluate(change)
     dock.approve()
 
     guarantees.model_received(timeline, action=ACTION, code=code, since=start,
                               guarantee="availability-rechecked-after-approval")
     guarantees.no_business_request(timeline, since=start,
                                    guarantee="availability-rechecked-after-approval")
-    assert tutorial_server.testbed.calls() == []
+    assert testbed.calls() == []
     expect(dock.messages("notice").last).to_have_attribute("data-code", code)
 
 
@@ -128,11 +126,10 @@ RESTORING = [
 @pytest.mark.guarantee("rejected-before-prompt")
 @pytest.mark.parametrize("change", RESTORING)
 def test_action_whose_switches_were_undone_asks_and_runs_again(
-    testbed_page: Page, dock: Dock, timeline: Timeline, tutorial_server: TutorialServer,
-    model: ModelHandle, locale: str, change: str,
+    testbed: Testbed, dock: Dock, timeline: Timeline, model: ModelHandle, locale: str, change: str,
 ) -> None:
-    testbed_page.evaluate(DECLARE, DECLARATION)
-    testbed_page.evaluate(change)
+    declare_guarded(testbed)
+    testbed.page.evaluate(change)
     model.when_user(GO_AHEAD_PATTERN, ACTION, ARGUMENTS)
     start = timeline.mark()
     dock.ask(GO_AHEAD[locale])
@@ -142,105 +139,47 @@ def test_action_whose_switches_were_undone_asks_and_runs_again(
 
     guarantees.model_received(timeline, action=ACTION, code="OK", since=start,
                               guarantee="rejected-before-prompt")
-    assert [call.body for call in tutorial_server.testbed.calls(ACTION)] == [ARGUMENTS]
-
-# ---- INVALID_PARAMS names the argument -----------------------------------------------------
-
-SCHEMA_ACTION = "tune_widget"
-SCHEMA_DESC = {"en": "Tune the widget", "zh": "调整组件"}
-SCHEMA_PARAMS: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "label": {"type": "string", "minLength": 2, "maxLength": 5},
-        "count": {"type": "integer"},
-        "color": {"type": "string", "enum": ["red", "green"]},
-        "nested": {"type": "object", "properties": {"inner": {"type": "string"}},
-                   "required": ["inner"]},
-    },
-    "required": ["label"],
-}
-DECLARE_SCHEMA_ACTION = """([id, desc, params]) =>
-  window.plingTestbed.declare({id, desc, kind: "write", confirm: true, params})"""
-# Raw arguments breaking one keyword, and the path the message must name.
-BAD_ARGUMENTS = [
-    pytest.param('{"label": 42}', "label", id="type"),
-    pytest.param('{"label": "ab", "count": "3"}', "count", id="type-of-another-property"),
-    pytest.param('{"label": "ab", "nested": {}}', "nested.inner", id="required-nested"),
-    pytest.param('{"label": "ab", "extra": 1}', "extra", id="unexpected"),
-    pytest.param('{"label": "ab", "nested": {"inner": "x", "stray": 1}}', "nested.stray",
-                 id="unexpected-nested"),
-    pytest.param('{"label": "a"}', "label", id="min-length"),
-    pytest.param('{"label": "abcdef"}', "label", id="max-length"),
-    pytest.param('{"label": "ab", "color": "blue"}', "color", id="enum"),
-    pytest.param('{"label": "ab", "nested": null}', "nested", id="null-for-an-object"),
-]
-
-
-@pytest.mark.guarantee("invalid-params-names-the-argument")
-@pytest.mark.parametrize(("arguments", "path"), BAD_ARGUMENTS)
-def test_invalid_params_names_the_argument_that_broke_the_schema(
-    testbed_page: Page, dock: Dock, timeline: Timeline, model: ModelHandle, locale: str,
-    arguments: str, path: str,
-) -> None:
-    testbed_page.evaluate(DECLARE_SCHEMA_ACTION,
-                          [SCHEMA_ACTION, SCHEMA_DESC[locale], SCHEMA_PARAMS])
-    model.script(calling(tool_call("call_bad", SCHEMA_ACTION, arguments)))
-    start = timeline.mark()
-
-    dock.ask(GO_AHEAD[locale])
-
-    guarantees.rejected_without_prompt(timeline, action=SCHEMA_ACTION, code="INVALID_PARAMS",
-                                       since=start)
-    [result] = [r for r in model.tool_results() if r.action == SCHEMA_ACTION]
-    assert result.envelope is not None
-    message = str(result.envelope.get("message", ""))
-    assert path in message, f"the model was told {message!r}, which does not name {path!r}"
-    notice = dock.messages("notice").last
-    expect(notice).to_have_attribute("data-code", "INVALID_PARAMS")
-    expect(notice).to_contain_text(path)
-
+    assert [call.body for call in testbed.calls(ACTION)] == [ARGUMENTS]
 
 # ---- a declaration the runtime cannot honour never becomes an action -----------------------
 
 BAD_ID = "bad_decl"
 STRING_NOTE = {"type": "object", "properties": {"note": {"type": "string"}},
                "additionalProperties": False}
-# (fields replacing a valid `write` declaration's, or a `params` schema), one per way to be wrong.
-BAD_DECLARATIONS = [
-    pytest.param({"kind": "Danger"}, id="kind-in-other-case"),
-    pytest.param({"kind": None, "confirm": True}, id="kind-missing"),
-    pytest.param({"confirm": "yes"}, id="confirm-unknown-word"),
-    pytest.param({"confirm": "Always"}, id="confirm-always-in-other-case"),
-    pytest.param({"desc": ""}, id="desc-empty"),
-    pytest.param({"desc": "   "}, id="desc-blank"),
-    pytest.param({"id": "bad decl"}, id="id-with-space"),
-    pytest.param({"id": "b" * 65}, id="id-too-long"),
-    pytest.param({"scope": ""}, id="scope-empty"),
-    pytest.param({"params": {"type": "object", "properties": {
-        "note": {"type": "string", "pattern": "^a"}}}}, id="params-unenforced-keyword"),
-    pytest.param({"params": {"type": "array"}}, id="params-not-an-object-schema"),
-    pytest.param({"params": {"type": "object", "properties": {"note": {"type": "text"}}}},
-                 id="params-unknown-type"),
-    pytest.param({"params": {"type": "object", "properties": {"note": {}}}},
-                 id="params-property-without-type"),
-    pytest.param({"params": {**STRING_NOTE, "additionalProperties": True}},
-                 id="params-additional-properties-allowed"),
-    pytest.param({"params": {"type": "object", "properties": {
-        "note": {"type": "string", "maxLength": -1}}}}, id="params-negative-limit"),
-    pytest.param({"params": {"type": "object", "properties": {
-        "note": {"type": "string", "minLength": 1.5}}}}, id="params-fractional-limit"),
-    pytest.param({"params": {"type": "object", "properties": {
-        "note": {"type": "string", "enum": []}}}}, id="params-empty-enum"),
-    pytest.param({"params": {**STRING_NOTE, "required": ["other"]}},
-                 id="params-requires-an-unknown-property"),
-    pytest.param({"params": {"type": "object", "properties": [1]}},
-                 id="params-properties-not-an-object"),
-    pytest.param({"handoff": {"timeout": 0}}, id="handoff-timeout-zero"),
-    pytest.param({"handoff": {"timeout": -5}}, id="handoff-timeout-negative"),
-    pytest.param({"handoff": {"timeout": "60s"}}, id="handoff-timeout-text"),
-    pytest.param({"handoff": {"reason": "  "}}, id="handoff-reason-blank"),
-    pytest.param({"handoff": {"steps": ["Type it.", " "]}}, id="handoff-step-text-blank"),
-]
+# Fields replacing a valid `write` declaration's (or its `params` schema), one entry per way
+# to be wrong.
+BAD_DECLARATIONS: dict[str, dict[str, Any]] = {
+    "kind-in-other-case": {"kind": "Danger"},
+    "kind-missing": {"kind": None, "confirm": True},
+    "confirm-unknown-word": {"confirm": "yes"},
+    "confirm-always-in-other-case": {"confirm": "Always"},
+    "desc-empty": {"desc": ""},
+    "desc-blank": {"desc": "   "},
+    "id-with-space": {"id": "bad decl"},
+    "id-too-long": {"id": "b" * 65},
+    "scope-empty": {"scope": ""},
+    "params-unenforced-keyword": {"params": {"type": "object", "properties": {
+        "note": {"type": "string", "pattern": "^a"}}}},
+    "params-not-an-object-schema": {"params": {"type": "array"}},
+    "params-unknown-type": {"params": {"type": "object", "properties": {
+        "note": {"type": "text"}}}},
+    "params-property-without-type": {"params": {"type": "object", "properties": {"note": {}}}},
+    "params-additional-properties-allowed": {"params": {**STRING_NOTE,
+                                                        "additionalProperties": True}},
+    "params-negative-limit": {"params": {"type": "object", "properties": {
+        "note": {"type": "string", "maxLength": -1}}}},
+    "params-fractional-limit": {"params": {"type": "object", "properties": {
+        "note": {"type": "string", "minLength": 1.5}}}},
+    "params-empty-enum": {"params": {"type": "object", "properties": {
+        "note": {"type": "string", "enum": []}}}},
+    "params-requires-an-unknown-property": {"params": {**STRING_NOTE, "required": ["other"]}},
+    "params-properties-not-an-object": {"params": {"type": "object", "properties": [1]}},
+    "handoff-timeout-zero": {"handoff": {"timeout": 0}},
+    "handoff-timeout-negative": {"handoff": {"timeout": -5}},
+    "handoff-timeout-text": {"handoff": {"timeout": "60s"}},
+    "handoff-reason-blank": {"handoff": {"reason": "  "}},
+    "handoff-step-text-blank": {"handoff": {"steps": ["Type it.", " "]}},
+}
 # Every keyword the subset accepts, within its rules: `description` and `title` anywhere,
 # limits of 0, an `enum` without `type`.
 WELL_FORMED_PARAMS: dict[str, Any] = {
@@ -253,31 +192,40 @@ WELL_FORMED_PARAMS: dict[str, Any] = {
     },
     "required": ["note"], "additionalProperties": False,
 }
-DECLARE_OR_REFUSE = """decl => {
-  try { window.plingTestbed.declare(decl); return null; } catch (error) { return String(error); }
-}"""
+
+
+# The cap of calls per model reply (page contract): the model calls the refused ids in groups.
+CALLS_PER_REPLY = 10
 
 
 @pytest.mark.guarantee("bad-declaration-refused")
-@pytest.mark.parametrize("fields", BAD_DECLARATIONS)
 def test_declaration_the_runtime_cannot_honour_never_becomes_a_callable_action(
-    testbed_page: Page, dock: Dock, timeline: Timeline, tutorial_server: TutorialServer,
-    model: ModelHandle, locale: str, fields: dict[str, Any],
+    testbed: Testbed, dock: Dock, timeline: Timeline, model: ModelHandle, locale: str,
 ) -> None:
-    declaration = {"id": BAD_ID, "desc": "Bad declaration", "kind": "write",
-                   "params": STRING_NOTE, **fields}
-    refusal = testbed_page.evaluate(DECLARE_OR_REFUSE, declaration)
-    action = str(declaration["id"])
-    model.when_user(GO_AHEAD_PATTERN, action, {"note": "x"})
+    # Every way to be wrong on one page, each under its own id (unless the id is the fault).
+    declarations = {name: {"id": f"bad_{n}", "desc": "Bad declaration", "kind": "write",
+                           "params": STRING_NOTE, **fields}
+                    for n, (name, fields) in enumerate(BAD_DECLARATIONS.items())}
+    refusals = {name: testbed.refusal(declaration)
+                for name, declaration in declarations.items()}
+    ids = {name: str(declaration["id"]) for name, declaration in declarations.items()}
+    # The model calls each of them anyway: a call to one that was registered would ask or run.
+    calls = [tool_call(f"call_{n}", action, '{"note": "x"}')
+             for n, action in enumerate(ids.values())]
+    model.script(*(calling(*calls[start:start + CALLS_PER_REPLY])
+                   for start in range(0, len(calls), CALLS_PER_REPLY)))
     start = timeline.mark()
 
     dock.ask(GO_AHEAD[locale])
 
-    assert action not in model.projected_tools(), "the model was offered the refused action"
-    guarantees.rejected_without_prompt(timeline, action=action, code="UNKNOWN_ACTION",
-                                       since=start)
-    assert tutorial_server.testbed.calls() == []
-    assert refusal is not None, "tool() registered a declaration it cannot honour"
+    accepted = [name for name, refusal in refusals.items() if refusal is None]
+    assert not accepted, f"tool() registered declarations it cannot honour: {accepted}"
+    offered = [name for name, action in ids.items() if action in model.projected_tools(0)]
+    assert not offered, f"the model was offered refused actions: {offered}"
+    for action in ids.values():
+        guarantees.rejected_without_prompt(timeline, action=action, code="UNKNOWN_ACTION",
+                                           since=start)
+    assert testbed.calls() == []
 
 
 # ---- decisions: only the card's own buttons, only the values the executor knows -----------
@@ -297,10 +245,9 @@ WRAP_THE_DOCK = """() => {
 @pytest.mark.guarantee("forged-decision-refused")
 @pytest.mark.parametrize("value", FORGED_VALUES)
 def test_forged_decision_value_the_executor_does_not_know_counts_as_deny(
-    testbed_page: Page, dock: Dock, timeline: Timeline, tutorial_server: TutorialServer,
-    model: ModelHandle, locale: str, value: str,
+    testbed: Testbed, dock: Dock, timeline: Timeline, model: ModelHandle, locale: str, value: str,
 ) -> None:
-    testbed_page.evaluate(DECLARE, DECLARATION)
+    declare_guarded(testbed)
     model.when_user(GO_AHEAD_PATTERN, ACTION, ARGUMENTS)
     start = timeline.mark()
     dock.ask(GO_AHEAD[locale])
@@ -311,16 +258,15 @@ def test_forged_decision_value_the_executor_does_not_know_counts_as_deny(
     guarantees.model_received(timeline, action=ACTION, code="PERMISSION_DENIED", since=start,
                               guarantee="forged-decision-refused")
     guarantees.no_business_request(timeline, since=start, guarantee="forged-decision-refused")
-    assert tutorial_server.testbed.calls() == []
+    assert testbed.calls() == []
 
 
 @pytest.mark.guarantee("approval-only-by-click")
 def test_decision_attribute_around_the_dock_does_not_decide_a_click_on_the_card(
-    testbed_page: Page, dock: Dock, timeline: Timeline, tutorial_server: TutorialServer,
-    model: ModelHandle, locale: str,
+    testbed: Testbed, dock: Dock, timeline: Timeline, model: ModelHandle, locale: str,
 ) -> None:
-    testbed_page.evaluate(DECLARE, DECLARATION)
-    testbed_page.evaluate(WRAP_THE_DOCK)
+    declare_guarded(testbed)
+    testbed.page.evaluate(WRAP_THE_DOCK)
     model.when_user(GO_AHEAD_PATTERN, ACTION, ARGUMENTS)
     start = timeline.mark()
     dock.ask(GO_AHEAD[locale])
@@ -330,33 +276,13 @@ def test_decision_attribute_around_the_dock_does_not_decide_a_click_on_the_card(
     dock.approval.get_by_test_id("pling-approval-desc").click()
 
     guarantees.approval_still_open(timeline, action=ACTION, since=shown)
-    assert tutorial_server.testbed.calls() == []
+    assert testbed.calls() == []
     dock.deny()
     guarantees.model_received(timeline, action=ACTION, code="PERMISSION_DENIED", since=start,
                               guarantee="approval-only-by-click")
 
 
-# ---- aria-disabled controls, and why a run failed ------------------------------------------
-
-ARIA_DISABLE = f"() => document.querySelector(\"{BUTTON}\").setAttribute('aria-disabled', 'true')"
-
-
-@pytest.mark.guarantee("rejected-before-prompt")
-def test_action_whose_control_is_aria_disabled_is_unavailable_before_any_prompt(
-    testbed_page: Page, dock: Dock, timeline: Timeline, tutorial_server: TutorialServer,
-    model: ModelHandle, locale: str,
-) -> None:
-    testbed_page.evaluate(DECLARE, DECLARATION)
-    testbed_page.evaluate(ARIA_DISABLE)
-    model.when_user(GO_AHEAD_PATTERN, ACTION, ARGUMENTS)
-    start = timeline.mark()
-
-    dock.ask(GO_AHEAD[locale])
-
-    guarantees.rejected_without_prompt(timeline, action=ACTION, code="UNAVAILABLE", since=start)
-    assert tutorial_server.testbed.calls() == []
-    expect(dock.messages("notice").last).to_have_attribute("data-code", "UNAVAILABLE")
-
+# ---- why a run failed ---------------------------------------------------------------------
 
 FAILING_ACTION = "flaky_sync"
 REASON = "quota exceeded (Harbor)"
@@ -364,9 +290,9 @@ REASON = "quota exceeded (Harbor)"
 
 @pytest.mark.guarantee("run-failure-reported")
 def test_run_failed_result_carries_the_reason_the_run_gave(
-    testbed_page: Page, dock: Dock, timeline: Timeline, model: ModelHandle, locale: str,
+    testbed: Testbed, dock: Dock, timeline: Timeline, model: ModelHandle, locale: str,
 ) -> None:
-    testbed_page.evaluate("decl => window.plingTestbed.declare(decl)", {
+    testbed.declare({
         "id": FAILING_ACTION, "desc": "Flaky sync", "kind": "write", "failRun": REASON})
     model.when_user(GO_AHEAD_PATTERN, FAILING_ACTION, {})
     start = timeline.mark()
@@ -393,19 +319,19 @@ CLICKED_TYPES = [pytest.param(kind, id=kind)
 @pytest.mark.guarantee("handoff-guidance")
 @pytest.mark.parametrize("input_type", CLICKED_TYPES)
 def test_handoff_step_on_a_clicked_input_advances_when_it_is_clicked(
-    testbed_page: Page, dock: Dock, model: ModelHandle, locale: str, input_type: str,
+    testbed: Testbed, dock: Dock, model: ModelHandle, locale: str, input_type: str,
 ) -> None:
-    testbed_page.evaluate("decl => window.plingTestbed.declare(decl)", {
+    testbed.declare({
         "id": HANDOFF_ACTION, "desc": "Sign off", "kind": "write", "handoff": True})
     # The step's target becomes an input the user clicks (its value is the button's label).
-    testbed_page.evaluate(
+    testbed.page.evaluate(
         f"() => {{ const input = document.querySelector(\"{STEP_INPUT}\");"
         f" input.type = '{input_type}'; if (input.type !== 'file') input.value = 'OK'; }}")
     model.when_user(GO_AHEAD_PATTERN, HANDOFF_ACTION, {})
     dock.ask(GO_AHEAD[locale])
     expect(dock.handoff_current_step).to_have_attribute("data-index", "0")
 
-    testbed_page.locator(STEP_INPUT).click()
+    testbed.page.locator(STEP_INPUT).click()
 
     expect(dock.handoff_current_step).to_have_attribute("data-index", "1")
     expect(dock.highlight(f"{HANDOFF_ACTION}__finish")).to_have_count(1)
@@ -432,10 +358,10 @@ UNREADABLE_RESULTS = [
 @pytest.mark.guarantee("run-failure-reported")
 @pytest.mark.parametrize("run", UNREADABLE_RESULTS)
 def test_run_result_json_cannot_carry_is_run_failed_never_success(
-    testbed_page: Page, dock: Dock, timeline: Timeline, model: ModelHandle, locale: str,
+    testbed: Testbed, dock: Dock, timeline: Timeline, model: ModelHandle, locale: str,
     run: str,
 ) -> None:
-    testbed_page.evaluate(REGISTER_RETURNING, run)
+    testbed.page.evaluate(REGISTER_RETURNING, run)
     model.when_user(GO_AHEAD_PATTERN, RESULT_ACTION, {})
     start = timeline.mark()
 
@@ -448,9 +374,9 @@ def test_run_result_json_cannot_carry_is_run_failed_never_success(
 
 @pytest.mark.guarantee("run-result-reaches-the-model")
 def test_run_that_returns_nothing_reaches_the_model_as_success_with_null_data(
-    testbed_page: Page, dock: Dock, timeline: Timeline, model: ModelHandle, locale: str,
+    testbed: Testbed, dock: Dock, timeline: Timeline, model: ModelHandle, locale: str,
 ) -> None:
-    testbed_page.evaluate(REGISTER_RETURNING, "() => undefined")
+    testbed.page.evaluate(REGISTER_RETURNING, "() => undefined")
     model.when_user(GO_AHEAD_PATTERN, RESULT_ACTION, {})
     start = timeline.mark()
 
@@ -464,9 +390,9 @@ def test_run_that_returns_nothing_reaches_the_model_as_success_with_null_data(
 
 @pytest.mark.guarantee("run-failure-reported")
 def test_run_failed_result_carries_a_thrown_string_as_the_reason(
-    testbed_page: Page, dock: Dock, timeline: Timeline, model: ModelHandle, locale: str,
+    testbed: Testbed, dock: Dock, timeline: Timeline, model: ModelHandle, locale: str,
 ) -> None:
-    testbed_page.evaluate(REGISTER_RETURNING, f"() => {{ throw {REASON!r}; }}")
+    testbed.page.evaluate(REGISTER_RETURNING, f"() => {{ throw {REASON!r}; }}")
     model.when_user(GO_AHEAD_PATTERN, RESULT_ACTION, {})
     start = timeline.mark()
 
@@ -483,12 +409,11 @@ def test_run_failed_result_carries_a_thrown_string_as_the_reason(
 
 @pytest.mark.guarantee("schema-enforced")
 def test_declaration_with_titles_descriptions_and_zero_limits_is_accepted_and_runs(
-    testbed_page: Page, dock: Dock, timeline: Timeline, tutorial_server: TutorialServer,
-    model: ModelHandle, locale: str,
+    testbed: Testbed, dock: Dock, timeline: Timeline, model: ModelHandle, locale: str,
 ) -> None:
     declaration = {"id": BAD_ID, "desc": "Write a note", "kind": "write",
                    "params": WELL_FORMED_PARAMS}
-    refusal = testbed_page.evaluate(DECLARE_OR_REFUSE, declaration)
+    refusal = testbed.refusal(declaration)
     arguments = {"note": "", "mood": 0, "empty": ""}
     model.when_user(GO_AHEAD_PATTERN, BAD_ID, arguments)
     start = timeline.mark()
@@ -498,7 +423,7 @@ def test_declaration_with_titles_descriptions_and_zero_limits_is_accepted_and_ru
     assert refusal is None, f"a well-formed declaration was refused: {refusal}"
     guarantees.model_received(timeline, action=BAD_ID, code="OK", since=start,
                               guarantee="schema-enforced")
-    assert [call.body for call in tutorial_server.testbed.calls(BAD_ID)] == [arguments]
+    assert [call.body for call in testbed.calls(BAD_ID)] == [arguments]
 
 
 # ---- expect.check() follows the page's changes, not the runtime's own ----------------------
@@ -544,31 +469,31 @@ def start_counted_handoff(page: Page, dock: Dock, model: ModelHandle, locale: st
 
 @pytest.mark.guarantee("expect-check-follows-page-changes")
 def test_handoff_check_is_not_rerun_for_the_runtimes_own_dom_changes(
-    testbed_page: Page, dock: Dock, model: ModelHandle, locale: str,
+    testbed: Testbed, dock: Dock, model: ModelHandle, locale: str,
 ) -> None:
-    before = start_counted_handoff(testbed_page, dock, model, locale)
+    before = start_counted_handoff(testbed.page, dock, model, locale)
 
-    testbed_page.clock.fast_forward(3000)  # the countdown ticks three times
+    testbed.page.clock.fast_forward(3000)  # the countdown ticks three times
     expect(dock.handoff_timer).to_have_text("4:57")
     dock.handoff_next()  # the highlight moves from the field to the button
     expect(dock.handoff_current_step).to_have_attribute("data-index", "1")
     dock.handoff_back()
     expect(dock.handoff_current_step).to_have_attribute("data-index", "0")
 
-    assert testbed_page.evaluate(CHECK_CALLS) == before, (
+    assert testbed.page.evaluate(CHECK_CALLS) == before, (
         "expect.check() was re-run for changes the runtime made itself")
 
 
 @pytest.mark.guarantee("expect-check-follows-page-changes")
 @pytest.mark.parametrize("change", PAGE_CHANGES)
 def test_handoff_check_is_rerun_when_the_page_changes(
-    testbed_page: Page, dock: Dock, model: ModelHandle, locale: str, change: str,
+    testbed: Testbed, dock: Dock, model: ModelHandle, locale: str, change: str,
 ) -> None:
-    before = start_counted_handoff(testbed_page, dock, model, locale)
+    before = start_counted_handoff(testbed.page, dock, model, locale)
 
-    testbed_page.get_by_test_id("gap-note").evaluate(change)
+    testbed.page.get_by_test_id("gap-note").evaluate(change)
 
-    assert testbed_page.evaluate(CHECK_CALLS) > before, (
+    assert testbed.page.evaluate(CHECK_CALLS) > before, (
         "expect.check() was not re-run after the page changed")
 
 
@@ -616,13 +541,13 @@ REGISTER_FIVE_STEP_HANDOFF = """() => {
 
 @pytest.mark.guarantee("handoff-guidance")
 def test_handoff_steps_advance_on_each_kind_of_target_and_never_move_back(
-    testbed_page: Page, dock: Dock, model: ModelHandle, locale: str,
+    testbed: Testbed, dock: Dock, model: ModelHandle, locale: str,
 ) -> None:
-    testbed_page.evaluate(REGISTER_FIVE_STEP_HANDOFF)
+    testbed.page.evaluate(REGISTER_FIVE_STEP_HANDOFF)
     model.when_user(GO_AHEAD_PATTERN, GUIDED_ACTION, {})
     dock.ask(GO_AHEAD[locale])
     step = dock.handoff_current_step
-    by_id = testbed_page.get_by_test_id
+    by_id = testbed.page.get_by_test_id
     expect(step).to_have_attribute("data-index", "0")
 
     by_id("gap-notes").click()  # it has text already, but the user typed nothing yet
@@ -665,9 +590,9 @@ REGISTER_THROWING_CHECK = """() => {
 
 @pytest.mark.guarantee("handoff-done-requires-expect")
 def test_handoff_whose_check_throws_is_not_done(
-    testbed_page: Page, dock: Dock, timeline: Timeline, model: ModelHandle, locale: str,
+    testbed: Testbed, dock: Dock, timeline: Timeline, model: ModelHandle, locale: str,
 ) -> None:
-    testbed_page.evaluate(REGISTER_THROWING_CHECK)
+    testbed.page.evaluate(REGISTER_THROWING_CHECK)
     model.when_user(GO_AHEAD_PATTERN, COUNTED_ACTION, {})
     start = timeline.mark()
     dock.ask(GO_AHEAD[locale])
@@ -723,82 +648,77 @@ BAD_BINDINGS = "() => {" + HELPERS + """
 }"""
 
 
-def offered_tools(model: ModelHandle) -> dict[str, dict[str, Any]]:
-    """The tools of the latest model request, by name: their `function` objects."""
-    return {tool.function.name: tool.function.model_dump() for tool in model.requests[-1].tools}
-
-
 @pytest.mark.guarantee("projection-complete")
 def test_unregistered_action_leaves_no_mark_and_its_id_can_be_registered_again(
-    testbed_page: Page, dock: Dock, model: ModelHandle, locale: str,
+    testbed: Testbed, dock: Dock, model: ModelHandle, locale: str,
 ) -> None:
-    books = testbed_page.evaluate(UNREGISTER_AND_REGISTER_AGAIN)
+    books = testbed.page.evaluate(UNREGISTER_AND_REGISTER_AGAIN)
 
     dock.ask(GO_AHEAD[locale])
 
     assert (books["marked"], books["unmarked"]) == (TIDY, None), books
     assert (books["again"], books["remarked"]) == (None, TIDY), books
-    assert offered_tools(model)[TIDY]["description"] == "Tidy up again"
+    assert model.offered_tools()[TIDY].description == "Tidy up again"
 
 
 @pytest.mark.guarantee("bad-declaration-refused")
 def test_second_registration_of_an_action_id_is_refused_and_the_first_stays(
-    testbed_page: Page, dock: Dock, model: ModelHandle, locale: str,
+    testbed: Testbed, dock: Dock, model: ModelHandle, locale: str,
 ) -> None:
-    refusal = testbed_page.evaluate(REGISTER_TWICE)
+    refusal = testbed.page.evaluate(REGISTER_TWICE)
 
     dock.ask(GO_AHEAD[locale])
 
-    assert offered_tools(model)[TIDY]["description"] == "First tidy"
+    assert model.offered_tools()[TIDY].description == "First tidy"
     assert refusal is not None, "a second action under a taken id was registered"
 
 
 @pytest.mark.guarantee("bad-declaration-refused")
 def test_binding_to_a_non_element_or_a_nameless_target_is_refused(
-    testbed_page: Page, dock: Dock, model: ModelHandle, locale: str,
+    testbed: Testbed, dock: Dock, model: ModelHandle, locale: str,
 ) -> None:
-    refusals = testbed_page.evaluate(BAD_BINDINGS)
+    refusals = testbed.page.evaluate(BAD_BINDINGS)
 
     dock.ask(GO_AHEAD[locale])
 
-    assert TIDY not in offered_tools(model)
+    assert TIDY not in model.offered_tools()
     assert all(refusal is not None for refusal in refusals), refusals
 
 
 @pytest.mark.guarantee("projection-complete")
 def test_scope_deactivation_called_twice_ends_only_its_own_activation(
-    testbed_page: Page, dock: Dock, model: ModelHandle, locale: str,
+    testbed: Testbed, dock: Dock, model: ModelHandle, locale: str,
 ) -> None:
-    testbed_page.evaluate("""() => {
+    testbed.page.evaluate("""() => {
       const registry = window.plingTestbed.registry;
       const mine = registry.activateScope("editor");
       registry.activateScope("editor");
       mine();
       mine();
     }""")
-    testbed_page.evaluate("decl => window.plingTestbed.declare(decl)", DECLARATION)
+    testbed.declare(DECLARATION)
 
     dock.ask(GO_AHEAD[locale])
 
-    assert ACTION in offered_tools(model), "the scope ended though one activation remains"
+    assert ACTION in model.offered_tools(), "the scope ended though one activation remains"
 
 
 @pytest.mark.guarantee("projection-complete")
 def test_projection_carries_each_actions_params_as_its_parameters(
-    testbed_page: Page, dock: Dock, model: ModelHandle, locale: str,
+    testbed: Testbed, dock: Dock, model: ModelHandle, locale: str,
 ) -> None:
-    testbed_page.evaluate(DECLARE, DECLARATION)
+    declare_guarded(testbed)
 
     dock.ask(GO_AHEAD[locale])
 
-    assert offered_tools(model)[ACTION]["parameters"] == DECLARATION["params"]
+    assert model.offered_tools()[ACTION].parameters == DECLARATION["params"]
 
 
 @pytest.mark.guarantee("handoff-guidance")
 def test_taken_target_id_is_refused_and_the_step_highlights_the_first_element(
-    testbed_page: Page, dock: Dock, model: ModelHandle, locale: str,
+    testbed: Testbed, dock: Dock, model: ModelHandle, locale: str,
 ) -> None:
-    refusal = testbed_page.evaluate("() => {" + HELPERS + """
+    refusal = testbed.page.evaluate("() => {" + HELPERS + """
       const first = button("First place");
       first.setAttribute("data-testid", "gap-first-place");
       registry.target("place", first);
@@ -813,7 +733,7 @@ def test_taken_target_id_is_refused_and_the_step_highlights_the_first_element(
     dock.ask(GO_AHEAD[locale])
 
     expect(dock.highlight("place")).to_have_count(1)
-    expect(testbed_page.get_by_test_id("gap-first-place")).to_have_attribute(
+    expect(testbed.page.get_by_test_id("gap-first-place")).to_have_attribute(
         "data-pling-highlighted", re.compile(".*"))
     assert refusal is not None, "a second element took a target id already in use"
 
@@ -829,11 +749,11 @@ SEND_FROM_THE_PAGE = "text => { window.plingTestbed.agent.send(text); }"
                                   pytest.param("\n\t", id="newline-and-tab"),
                                   pytest.param(None, id="nothing")])
 def test_page_sending_blank_text_starts_no_turn(
-    testbed_page: Page, dock: Dock, timeline: Timeline, locale: str, text: str | None,
+    testbed: Testbed, dock: Dock, timeline: Timeline, locale: str, text: str | None,
 ) -> None:
     start = timeline.mark()
 
-    testbed_page.evaluate(SEND_FROM_THE_PAGE, text)
+    testbed.page.evaluate(SEND_FROM_THE_PAGE, text)
     dock.ask(GO_AHEAD[locale])  # a real turn after it, to have something to wait for
 
     assert len(timeline.page_model_requests(start)) == 1
@@ -842,52 +762,18 @@ def test_page_sending_blank_text_starts_no_turn(
 
 @pytest.mark.guarantee("one-turn-at-a-time")
 def test_page_sending_while_a_turn_runs_starts_no_second_turn(
-    testbed_page: Page, dock: Dock, timeline: Timeline, tutorial_server: TutorialServer,
-    model: ModelHandle, locale: str,
+    testbed: Testbed, dock: Dock, timeline: Timeline, model: ModelHandle, locale: str,
 ) -> None:
-    testbed_page.evaluate(DECLARE, DECLARATION)
+    declare_guarded(testbed)
     model.when_user(GO_AHEAD_PATTERN, ACTION, ARGUMENTS)
     start = timeline.mark()
     dock.ask(GO_AHEAD[locale])
     expect(dock.approval).to_have_attribute("data-action", ACTION)
 
-    testbed_page.evaluate(SEND_FROM_THE_PAGE, GO_AHEAD[locale])
+    testbed.page.evaluate(SEND_FROM_THE_PAGE, GO_AHEAD[locale])
     dock.deny()
 
     # The turn's own two requests (the call, then its denial), and nothing from the second send.
     assert len(timeline.page_model_requests(start)) == 2
     expect(dock.messages("user")).to_have_count(1)
-    assert tutorial_server.testbed.calls() == []
-
-
-@pytest.mark.guarantee("hostile-model-output")
-def test_reply_text_of_only_whitespace_adds_no_message(
-    testbed_page: Page, dock: Dock, model: ModelHandle, locale: str,
-) -> None:
-    testbed_page.evaluate("decl => window.plingTestbed.declare(decl)", {
-        "id": "peek", "desc": "Peek", "kind": "read"})
-    model.script({"role": "assistant", "content": " \n ",
-                  "tool_calls": [tool_call("call_peek", "peek")]},
-                 {"role": "assistant", "content": "Done peeking."})
-
-    dock.ask(GO_AHEAD[locale])
-
-    expect(dock.messages("assistant")).to_have_text(["Done peeking."])
-
-
-@pytest.mark.guarantee("invalid-params-names-the-argument")
-def test_repeated_call_id_is_named_in_its_invalid_params_result(
-    testbed_page: Page, dock: Dock, model: ModelHandle, locale: str,
-) -> None:
-    testbed_page.evaluate("decl => window.plingTestbed.declare(decl)", {
-        "id": "peek", "desc": "Peek", "kind": "read"})
-    model.script(calling(tool_call("call_twice", "peek"), tool_call("call_twice", "peek")))
-
-    dock.ask(GO_AHEAD[locale])
-
-    results = [r for r in model.tool_results() if r.call_id == "call_twice"]
-    assert [r.code for r in results] == ["OK", "INVALID_PARAMS"]
-    assert results[1].envelope is not None
-    message = str(results[1].envelope.get("message", ""))
-    assert "call_twice" in message, f"the model was told {message!r}, not which id repeated"
-    expect(dock.messages("notice").last).to_contain_text("call_twice")
+    assert testbed.calls() == []

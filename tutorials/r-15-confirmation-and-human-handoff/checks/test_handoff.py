@@ -1,50 +1,42 @@
-"""r-15 handoff checks (SPEC §4, §5): no approval stacked on a handoff, the runtime never
-writing into a target, the rows of the outcome table (cancel, Done too early, a wrong code,
-success only once published) and the receipt a completed handoff hands the model.
+"""Handoff checks (SPEC §4, §5): no approval stacked on a handoff, the runtime never writing
+into a target, the rows of the outcome table (cancel, Done too early, success only once
+published) and the receipt a completed handoff hands the model.
 
 Guidance and highlights: test_handoff_guidance.py; timeouts and the timer:
-test_handoff_timeout.py; the exact code and reset: test_handoff_publish_state.py."""
+test_handoff_timeout.py; the exact code (a wrong one keeps the handoff open) and reset:
+test_handoff_publish_state.py; a code the model sends: test_pipeline_order.py."""
 
 from __future__ import annotations
 
-import re
-from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 import pytest
 from playwright.sync_api import APIResponse, Page, Route, expect
 
-from harness.browser.dock import Dock
-from harness.evidence import guarantees
-from harness.evidence.records import Mark
-from harness.evidence.timeline import Timeline
-from harness.project.texts import Words
-from harness.server.model.handle import ModelHandle
-from harness.server.runner import TutorialServer
-from harness.server.state import PUBLISH_CODE
+from harness import (
+    PUBLISH_CODE,
+    Dock,
+    Mark,
+    ModelHandle,
+    Say,
+    Testbed,
+    Timeline,
+    TutorialServer,
+    Words,
+    guarantees,
+)
 
 if TYPE_CHECKING:  # the checks' conftest.py; pytest imports it, tests only name its types
     from conftest import Workspace
 
-Say = Callable[[str], str]
 PUBLISH = "publish_changes"
-WRONG_CODE = "111111"
 # What the user types to start a testbed handoff (matched by `when_user`).
 TESTBED_REQUEST = {"en": "do the pin step", "zh": "完成 PIN 步骤"}
 TESTBED_PATTERN = r"pin"
-TESTBED_DECLARE = "declaration => window.plingTestbed.declare(declaration)"
+RUN_REQUEST = {"en": "please run {id}", "zh": "请运行 {id}"}
 
 
 # ---- helpers ----------------------------------------------------------------------------
-
-
-def model_failure_reply(model: ModelHandle, code: str, locale: str) -> str:
-    """What the scripted model says about a failed publish_changes, per its rules file."""
-    rules = model.scripted.rules
-    replies = rules.replies.get(PUBLISH)
-    said = (replies.failures.get(code) if replies is not None else None) \
-        or rules.failures.get(code) or rules.other_failure
-    return said.text("zh" if locale == "zh" else "en").replace("{code}", code)
 
 
 def start_publish_handoff(dock: Dock, say: Say) -> None:
@@ -53,8 +45,8 @@ def start_publish_handoff(dock: Dock, say: Say) -> None:
 
 
 def assert_publish_not_completed(
-    dock: Dock, timeline: Timeline, model: ModelHandle, workspace: Workspace,
-    *, code: str, since: Mark, locale: str,
+    dock: Dock, timeline: Timeline, model: ModelHandle, workspace: Workspace, words: Words,
+    *, code: str, since: Mark,
 ) -> None:
     """How every unsuccessful publish handoff must end: `code` to the model, no retry, still
     draft on page and server, a notice reporting `code` for the action, no claim of success."""
@@ -63,41 +55,46 @@ def assert_publish_not_completed(
     workspace.expect_unpublished()
     notice = dock.messages("notice").last
     expect(notice).to_have_attribute("data-code", code)
-    words = Words(workspace.server.root, workspace.server.tutorial, locale)
     expect(notice).to_contain_text(words.desc(PUBLISH))
-    guarantees.no_success_claim(timeline, success_phrases=model.success_phrases(PUBLISH, locale))
+    guarantees.no_success_claim(
+        timeline, success_phrases=model.success_phrases(PUBLISH, words.locale))
 
 
 # ---- no stacking -----------------------------------------------------------------------
 
 
-@pytest.mark.guarantee("handoff-no-stacking")
-def test_publish_handoff_shows_no_approval_card_from_start_to_success(
-    tutorial_page: Page, dock: Dock, timeline: Timeline, workspace: Workspace, say: Say,
-) -> None:
-    dock.ask(say("publish"))
-    guarantees.handoff_without_approval(timeline, action=PUBLISH)
+# Handoff actions declared with each gate §2 has (r-15's publish: the acceptance walk, step 4).
+HANDOFF_ROWS = [
+    pytest.param("write", True, id="write-confirm-true"),
+    pytest.param("danger", None, id="danger"),
+    pytest.param("danger", "always", id="danger-confirm-always"),
+    pytest.param("read", "always", id="read-confirm-always"),
+]
 
-    workspace.publish(PUBLISH_CODE)
+
+@pytest.mark.guarantee("handoff-no-stacking")
+@pytest.mark.parametrize(("kind", "confirm"), HANDOFF_ROWS)
+def test_handoff_is_never_put_through_approval(
+    testbed: Testbed, dock: Dock, timeline: Timeline, model: ModelHandle, locale: str,
+    kind: str, confirm: bool | str | None,
+) -> None:
+    action = f"handoff_{kind}"
+    model.when_user(rf"(?:run|运行) {action}\b", action, {})
+    testbed.declare({"id": action, "desc": f"Handoff {kind}", "kind": kind, "confirm": confirm,
+                     "handoff": True})
+
+    start = timeline.mark()
+    dock.ask(RUN_REQUEST[locale].format(id=action))
+    guarantees.handoff_without_approval(timeline, action=action, since=start)
+
+    # The human does the step; the handoff ends on its own once the page shows it done.
+    testbed.finish(action)
     dock.wait_until_handoff_ends()
 
-    guarantees.handoff_without_approval(timeline, action=PUBLISH)
-    guarantees.model_received(timeline, action=PUBLISH, code="OK")
-
-
-@pytest.mark.guarantee("handoff-no-stacking")
-def test_handoff_declared_confirm_always_still_asks_nothing(
-    testbed_page: Page, dock: Dock, timeline: Timeline, model: ModelHandle, locale: str,
-) -> None:
-    testbed_page.evaluate(TESTBED_DECLARE, {
-        "id": "sign_contract", "desc": "sign_contract", "kind": "danger", "confirm": "always",
-        "handoff": True,
-    })
-    model.when_user(TESTBED_PATTERN, "sign_contract")
-
-    dock.ask(TESTBED_REQUEST[locale])
-
-    guarantees.handoff_without_approval(timeline, action="sign_contract")
+    guarantees.handoff_without_approval(timeline, action=action, since=start)
+    guarantees.model_received(timeline, action=action, code="OK", since=start,
+                              guarantee="handoff-no-stacking")
+    assert testbed.calls() == []  # a handoff has no run: nothing was called
 
 
 # ---- never writes into a target --------------------------------------------------------
@@ -121,39 +118,21 @@ def test_whole_publish_handoff_writes_nothing_into_any_target(
 
 
 @pytest.mark.guarantee("handoff-never-writes-target")
-def test_code_sent_by_the_model_is_refused_and_never_typed_in(
-    tutorial_page: Page, dock: Dock, timeline: Timeline, model: ModelHandle,
-    workspace: Workspace, say: Say,
-) -> None:
-    model.when_user(re.escape(say("publish")), PUBLISH, {"code": PUBLISH_CODE})
-
-    dock.ask(say("publish"))
-
-    guarantees.rejected_without_prompt(timeline, action=PUBLISH, code="INVALID_PARAMS")
-    expect(workspace.code_field).to_have_value("")
-    guarantees.no_writes_into_targets(timeline)
-    workspace.expect_unpublished()
-
-
-@pytest.mark.guarantee("handoff-never-writes-target")
 def test_handoff_arguments_never_prefill_the_target(
-    testbed_page: Page, dock: Dock, timeline: Timeline, model: ModelHandle, locale: str,
+    testbed: Testbed, dock: Dock, timeline: Timeline, model: ModelHandle, locale: str,
 ) -> None:
-    testbed_page.evaluate(TESTBED_DECLARE, {
+    testbed.declare({
         "id": "enter_pin", "desc": "enter_pin", "kind": "danger", "handoff": True,
         "params": {"type": "object", "properties": {"value": {"type": "string"}},
                    "additionalProperties": False},
     })
     model.when_user(TESTBED_PATTERN, "enter_pin", {"value": "4242"})
-    field = testbed_page.get_by_test_id("testbed-input-enter_pin")
 
     dock.ask(TESTBED_REQUEST[locale])
 
     expect(dock.handoff).to_have_attribute("data-action", "enter_pin")
-    expect(field).to_have_value("")
-    field.click()
-    testbed_page.keyboard.type("4242")
-    testbed_page.get_by_test_id("testbed-finish-enter_pin").click()
+    expect(testbed.input("enter_pin")).to_have_value("")
+    testbed.finish("enter_pin", "4242")
     dock.wait_until_handoff_ends()
     guarantees.model_received(timeline, action="enter_pin", code="OK")
     guarantees.no_writes_into_targets(timeline)
@@ -165,35 +144,34 @@ def test_handoff_arguments_never_prefill_the_target(
 @pytest.mark.guarantee("handoff-cancel")
 def test_cancel_reports_handoff_cancelled_and_publishes_nothing(
     tutorial_page: Page, dock: Dock, timeline: Timeline, model: ModelHandle,
-    workspace: Workspace, say: Say, locale: str,
+    workspace: Workspace, words: Words, say: Say, locale: str,
 ) -> None:
     start_publish_handoff(dock, say)
     before = timeline.mark()
 
     dock.handoff_cancel()
 
-    assert_publish_not_completed(dock, timeline, model, workspace,
-                                 code="HANDOFF_CANCELLED", since=before, locale=locale)
+    assert_publish_not_completed(dock, timeline, model, workspace, words,
+                                 code="HANDOFF_CANCELLED", since=before)
     guarantees.state_unchanged(timeline, since=before)
-    words = Words(workspace.server.root, workspace.server.tutorial, locale)
     guarantees.notice_means(timeline, words, code="HANDOFF_CANCELLED", action="publish_changes",
                             guarantee="handoff-cancel")
     expect(dock.messages("assistant").last).to_have_text(
-        model_failure_reply(model, "HANDOFF_CANCELLED", locale))
+        model.reply_after(PUBLISH, "HANDOFF_CANCELLED", locale))
 
 
 @pytest.mark.guarantee("handoff-done-requires-expect")
 def test_done_without_publishing_reports_handoff_failed(
     tutorial_page: Page, dock: Dock, timeline: Timeline, model: ModelHandle,
-    workspace: Workspace, say: Say, locale: str,
+    workspace: Workspace, words: Words, say: Say,
 ) -> None:
     start_publish_handoff(dock, say)
     before = timeline.mark()
 
     dock.handoff_done()
 
-    assert_publish_not_completed(dock, timeline, model, workspace,
-                                 code="HANDOFF_FAILED", since=before, locale=locale)
+    assert_publish_not_completed(dock, timeline, model, workspace, words,
+                                 code="HANDOFF_FAILED", since=before)
 
 
 @pytest.mark.guarantee("handoff-done-requires-expect")
@@ -212,31 +190,6 @@ def test_done_after_typing_the_code_but_not_publishing_reports_handoff_failed(
     guarantees.no_business_request(timeline, since=before)
     workspace.expect_unpublished()
     guarantees.no_success_claim(timeline, success_phrases=model.success_phrases(PUBLISH, locale))
-
-
-@pytest.mark.guarantee("handoff-wrong-code")
-def test_wrong_code_keeps_the_handoff_open_then_the_right_code_succeeds(
-    tutorial_page: Page, dock: Dock, timeline: Timeline, tutorial_server: TutorialServer,
-    workspace: Workspace, say: Say, locale: str,
-) -> None:
-    start_publish_handoff(dock, say)
-    before = timeline.mark()
-
-    workspace.publish(WRONG_CODE)
-
-    expect(workspace.message).to_have_text(
-        Words(tutorial_server.root, tutorial_server.tutorial, locale).copy["message.wrong_code"])
-    wrong = timeline.business_calls(before)
-    assert [(r.path, r.status) for r in wrong] == [("/api/workspace/publish", 400)], wrong
-    workspace.expect_unpublished()
-    expect(dock.handoff).to_be_visible()
-    guarantees.no_model_request(timeline, since=before, why="the wrong code was refused")
-
-    workspace.publish(PUBLISH_CODE)
-    dock.wait_until_handoff_ends()
-
-    guarantees.success_only_after_published(timeline, action=PUBLISH, since=before)
-    expect(workspace.status).to_have_attribute("data-state", "published")
 
 
 @pytest.mark.guarantee("success-only-after-published")

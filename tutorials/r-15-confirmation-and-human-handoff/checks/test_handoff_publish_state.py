@@ -1,26 +1,30 @@
 """The business state behind the publish handoff (SPEC §6): only the exact code publishes, at
-the server and through the page, and Reset brings back every part of the initial workspace."""
+the server and through the page (a wrong code keeps the handoff open and tells the model
+nothing), and Reset brings back every part of the initial workspace."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 import pytest
 from playwright.sync_api import Page, expect
 
-from harness.browser.dock import Dock
-from harness.browser.pages import open_page
-from harness.evidence import guarantees
-from harness.evidence.timeline import Timeline
-from harness.project.texts import Words
-from harness.server.runner import TutorialServer
-from harness.server.state import INITIAL_WORKSPACE, PUBLISH_CODE, WorkspaceSnapshot
+from harness import (
+    INITIAL_WORKSPACE,
+    PUBLISH_CODE,
+    Dock,
+    OpenTutorialPage,
+    Say,
+    Timeline,
+    TutorialServer,
+    Words,
+    WorkspaceSnapshot,
+    guarantees,
+)
 
 if TYPE_CHECKING:  # the checks' conftest.py; pytest imports it, tests only name its types
     from conftest import Workspace
 
-Say = Callable[[str], str]
 PUBLISH = "publish_changes"
 RESET = "reset_workspace"
 # The right code's digits in their full-width forms (U+FF10 FULLWIDTH DIGIT ZERO on), as a CJK
@@ -35,8 +39,11 @@ NEAR_MISS_CODES = {
     "full-width-digits": FULL_WIDTH_CODE,
     "trailing-newline": f"{PUBLISH_CODE}\n",
 }
-# A text field cannot hold a newline (the browser strips it); every other one can be typed.
-TYPEABLE_NEAR_MISSES = [name for name in NEAR_MISS_CODES if name != "trailing-newline"]
+# What a user may type instead of the code: another code, or a near miss (a text field cannot
+# hold a newline, the browser strips it; every other one can be typed).
+TYPED_WRONG_CODES = {"another-code": "111111",
+                     **{name: code for name, code in NEAR_MISS_CODES.items()
+                        if name != "trailing-newline"}}
 # Every part of the workspace away from its initial value.
 CHANGED_EVERYWHERE = WorkspaceSnapshot(name="Globex", archived=True, published=True)
 
@@ -50,12 +57,9 @@ POST_PUBLISH = """async (code) => {
 
 
 @pytest.fixture
-def changed_page(page: Page, timeline: Timeline, tutorial_server: TutorialServer,
-                 locale: str) -> Page:
+def changed_page(open_tutorial_page: OpenTutorialPage) -> Page:
     """The r-15 page opened on CHANGED_EVERYWHERE: renamed, archived and published."""
-    tutorial_server.state.replace(CHANGED_EVERYWHERE)
-    open_page(page, tutorial_server.page_url(locale))
-    return page
+    return open_tutorial_page(workspace=CHANGED_EVERYWHERE)
 
 
 def start_publish_handoff(dock: Dock, say: Say) -> None:
@@ -80,18 +84,17 @@ def test_server_refuses_a_code_that_only_resembles_the_right_one(
 
 
 @pytest.mark.guarantee("handoff-wrong-code")
-@pytest.mark.parametrize("near_miss", TYPEABLE_NEAR_MISSES)
-def test_typed_near_miss_code_neither_publishes_nor_completes_the_handoff(
-    tutorial_page: Page, dock: Dock, timeline: Timeline, workspace: Workspace, say: Say,
-    near_miss: str, locale: str,
+@pytest.mark.parametrize("wrong_code", list(TYPED_WRONG_CODES))
+def test_typed_wrong_code_neither_publishes_nor_completes_the_handoff(
+    tutorial_page: Page, dock: Dock, timeline: Timeline, workspace: Workspace, words: Words,
+    say: Say, wrong_code: str,
 ) -> None:
     start_publish_handoff(dock, say)
     before = timeline.mark()
 
-    workspace.publish(NEAR_MISS_CODES[near_miss])
+    workspace.publish(TYPED_WRONG_CODES[wrong_code])
 
-    expect(workspace.message).to_have_text(
-        Words(workspace.server.root, workspace.server.tutorial, locale).copy["message.wrong_code"])
+    expect(workspace.message).to_have_text(words.copy["message.wrong_code"])
     sent = [(r.path, r.status) for r in timeline.business_calls(before)]
     assert sent == [("/api/workspace/publish", 400)], sent
     workspace.expect_unpublished()

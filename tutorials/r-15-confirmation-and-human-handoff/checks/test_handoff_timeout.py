@@ -8,22 +8,16 @@ contains the time left as `m:ss`, `mm:ss` or `h:mm:ss`, exact at whole seconds."
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 import pytest
 from playwright.sync_api import Page, expect
 
-from harness.browser.dock import Dock
-from harness.evidence import guarantees
-from harness.evidence.timeline import Timeline
-from harness.project.texts import Words
-from harness.server.model.handle import ModelHandle
+from harness import Dock, ModelHandle, Say, Testbed, Timeline, Words, guarantees
 
 if TYPE_CHECKING:  # the checks' conftest.py; pytest imports it, tests only name its types
     from conftest import Workspace
 
-Say = Callable[[str], str]
 PUBLISH = "publish_changes"
 ONE_SECOND_MS = 1000
 # SPEC §4: the default time a user has to finish a handoff.
@@ -51,13 +45,11 @@ def time_left(seconds: int) -> re.Pattern[str]:
     return re.compile(rf"(?<![\d:])(?:{'|'.join(forms)})(?![\d:])")
 
 
-def start_timed_handoff(page: Page, dock: Dock, model: ModelHandle, locale: str,
+def start_timed_handoff(testbed: Testbed, dock: Dock, model: ModelHandle, locale: str,
                         timeout_ms: int) -> None:
     """Declare a testbed handoff with `handoff.timeout = timeout_ms` and have the model call it."""
-    page.evaluate("declaration => window.plingTestbed.declare(declaration)", {
-        "id": TESTBED_ACTION, "desc": TESTBED_ACTION, "kind": "danger",
-        "handoff": {"timeout": timeout_ms},
-    })
+    testbed.declare({"id": TESTBED_ACTION, "desc": TESTBED_ACTION, "kind": "danger",
+                     "handoff": {"timeout": timeout_ms}})
     model.when_user(TESTBED_PATTERN, TESTBED_ACTION)
     dock.ask(TESTBED_REQUEST[locale])
     expect(dock.handoff).to_have_attribute("data-action", TESTBED_ACTION)
@@ -72,25 +64,18 @@ def start_publish_handoff(dock: Dock, say: Say) -> None:
 
 
 @pytest.mark.guarantee("handoff-timeout")
-def test_timer_starts_at_five_minutes_and_counts_down(
-    tutorial_page: Page, dock: Dock, say: Say,
-) -> None:
-    start_publish_handoff(dock, say)
-    expect(dock.handoff_timer).to_have_text(time_left(DEFAULT_TIMEOUT_MS // ONE_SECOND_MS))
-
-    tutorial_page.clock.fast_forward(ONE_SECOND_MS)
-    expect(dock.handoff_timer).to_have_text(time_left(DEFAULT_TIMEOUT_MS // ONE_SECOND_MS - 1))
-
-
-@pytest.mark.guarantee("handoff-timeout")
-def test_default_timeout_ends_the_handoff_at_five_minutes_not_before(
+def test_default_timeout_counts_down_from_five_minutes_and_ends_the_handoff_there_not_before(
     tutorial_page: Page, dock: Dock, timeline: Timeline, model: ModelHandle,
-    workspace: Workspace, say: Say, locale: str,
+    workspace: Workspace, words: Words, say: Say, locale: str,
 ) -> None:
     start_publish_handoff(dock, say)
     before = timeline.mark()
+    total_s = DEFAULT_TIMEOUT_MS // ONE_SECOND_MS
+    expect(dock.handoff_timer).to_have_text(time_left(total_s))
+    tutorial_page.clock.fast_forward(ONE_SECOND_MS)
+    expect(dock.handoff_timer).to_have_text(time_left(total_s - 1))
 
-    tutorial_page.clock.fast_forward(DEFAULT_TIMEOUT_MS - ONE_SECOND_MS)
+    tutorial_page.clock.fast_forward(DEFAULT_TIMEOUT_MS - 2 * ONE_SECOND_MS)
     expect(dock.handoff_timer).to_have_text(time_left(1))
     expect(dock.handoff).to_be_visible()
     guarantees.no_model_request(timeline, since=before, why="the handoff has a second left")
@@ -103,8 +88,7 @@ def test_default_timeout_ends_the_handoff_at_five_minutes_not_before(
     workspace.expect_unpublished()
     notice = dock.messages("notice").last
     expect(notice).to_have_attribute("data-code", "HANDOFF_TIMEOUT")
-    expect(notice).to_contain_text(
-        Words(workspace.server.root, workspace.server.tutorial, locale).desc(PUBLISH))
+    expect(notice).to_contain_text(words.desc(PUBLISH))
     guarantees.no_success_claim(timeline, success_phrases=model.success_phrases(PUBLISH, locale))
     guarantees.highlights_removed(timeline)
 
@@ -114,36 +98,25 @@ def test_default_timeout_ends_the_handoff_at_five_minutes_not_before(
 
 @pytest.mark.guarantee("handoff-custom-timeout")
 @pytest.mark.parametrize("timeout", list(CUSTOM_TIMEOUTS_MS))
-def test_timer_starts_at_the_actions_own_timeout_and_counts_down(
-    testbed_page: Page, dock: Dock, model: ModelHandle, locale: str, timeout: str,
-) -> None:
-    total_s = CUSTOM_TIMEOUTS_MS[timeout] // ONE_SECOND_MS
-    start_timed_handoff(testbed_page, dock, model, locale, CUSTOM_TIMEOUTS_MS[timeout])
-    expect(dock.handoff_timer).to_have_text(time_left(total_s))
-
-    testbed_page.clock.fast_forward(ONE_SECOND_MS)
-    expect(dock.handoff_timer).to_have_text(time_left(total_s - 1))
-
-    testbed_page.clock.fast_forward((total_s - 2) * ONE_SECOND_MS)
-    expect(dock.handoff_timer).to_have_text(time_left(1))
-
-
-@pytest.mark.guarantee("handoff-custom-timeout")
-@pytest.mark.parametrize("timeout", list(CUSTOM_TIMEOUTS_MS))
-def test_custom_timeout_ends_the_handoff_at_its_boundary_not_before(
-    testbed_page: Page, dock: Dock, timeline: Timeline, model: ModelHandle, locale: str,
+def test_custom_timeout_counts_down_from_its_value_and_ends_the_handoff_there_not_before(
+    testbed: Testbed, dock: Dock, timeline: Timeline, model: ModelHandle, locale: str,
     timeout: str,
 ) -> None:
     timeout_ms = CUSTOM_TIMEOUTS_MS[timeout]
-    start_timed_handoff(testbed_page, dock, model, locale, timeout_ms)
+    total_s = timeout_ms // ONE_SECOND_MS
+    start_timed_handoff(testbed, dock, model, locale, timeout_ms)
     before = timeline.mark()
+    expect(dock.handoff_timer).to_have_text(time_left(total_s))
+    testbed.page.clock.fast_forward(ONE_SECOND_MS)
+    expect(dock.handoff_timer).to_have_text(time_left(total_s - 1))
 
-    testbed_page.clock.fast_forward(timeout_ms - ONE_SECOND_MS)
+    testbed.page.clock.fast_forward(timeout_ms - 2 * ONE_SECOND_MS)
+    expect(dock.handoff_timer).to_have_text(time_left(1))
     expect(dock.handoff).to_be_visible()
     guarantees.no_model_request(timeline, since=before,
                                 why=f"the {timeout} handoff has a second left")
 
-    testbed_page.clock.fast_forward(ONE_SECOND_MS)
+    testbed.page.clock.fast_forward(ONE_SECOND_MS)
     dock.wait_until_handoff_ends()
 
     guarantees.model_received(timeline, action=TESTBED_ACTION, code="HANDOFF_TIMEOUT",

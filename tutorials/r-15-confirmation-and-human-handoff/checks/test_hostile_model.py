@@ -9,32 +9,31 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 import pytest
 from playwright.sync_api import Locator, Page, expect
 
-from harness.browser.dock import Dock
-from harness.browser.pages import open_page
-from harness.evidence import guarantees
-from harness.evidence.records import Mark
-from harness.evidence.timeline import Timeline
-from harness.project.texts import Words
-from harness.server.model.conversation import ToolResultSeen
-from harness.server.model.handle import ModelHandle, calling, tool_call
-from harness.server.runner import TutorialServer
-from harness.server.state import INITIAL_WORKSPACE, WorkspaceSnapshot
+from harness import (
+    INITIAL_WORKSPACE,
+    Dock,
+    Mark,
+    ModelHandle,
+    Say,
+    Timeline,
+    TutorialServer,
+    Words,
+    calling,
+    guarantees,
+    tool_call,
+)
 
-Say = Callable[[str], str]
-
-SAVE, ARCHIVE, PUBLISH, READ = (
-    "save_workspace_name", "archive_workspace", "publish_changes", "get_workspace")
+SAVE, ARCHIVE, READ = "save_workspace_name", "archive_workspace", "get_workspace"
 # The caps the page contract fixes ("What the agent loop must do"): exact, so a check can
 # reach them and see what happens right at them.
 MAX_MODEL_CALLS_PER_TURN = 8
 MAX_TOOL_CALLS_PER_REPLY = 10
-MIB = 1024 * 1024
 NOT_BLANK = re.compile(r"\S")
 # The assistant's reply (model request) that carried the hostile tool calls is request 0;
 # request 1 is the one reporting their results.
@@ -44,20 +43,9 @@ RESULTS_REQUEST = 1
 # ---- what the model and the user should get ---------------------------------------------
 
 
-@pytest.fixture
-def words(tutorial_server: TutorialServer, locale: str) -> Words:
-    """What the page's notices must mean in this locale (glossary) and its actions' names."""
-    return Words(tutorial_server.root, tutorial_server.tutorial, locale)
-
-
 def notices(dock: Dock, code: str) -> Locator:
     """Dock notices (tool results the user is told about) carrying `code`."""
     return dock.messages("notice").and_(dock.page.locator(f"[data-code='{code}']"))
-
-
-def results_in(model: ModelHandle, request_index: int) -> list[ToolResultSeen]:
-    """The tool results the model received first with request `request_index`, in order."""
-    return [r for r in model.tool_results() if r.request_index == request_index]
 
 
 def assert_failure_envelope(received: Mapping[str, Any] | None, code: str) -> None:
@@ -79,135 +67,8 @@ def assert_notices_mean(dock: Dock, words: Words, code: str, *, naming: str,
         assert not problems, f"the {words.locale} {code} notice {text!r}: {'; '.join(problems)}"
 
 
-def assert_refused(
-    *, timeline: Timeline, model: ModelHandle, dock: Dock, words: Words, since: Mark,
-    call_id: str, action: str, code: str, naming: str,
-) -> None:
-    """The call was answered `code` in the very next model request, the user read one notice
-    saying so (naming the action as `naming`), no card or handoff came first, no business
-    request was made, and neither the server nor the page changed."""
-    received = {r.call_id: r.envelope for r in results_in(model, RESULTS_REQUEST)}
-    assert_failure_envelope(received.get(call_id), code)
-    assert_notices_mean(dock, words, code, naming=naming)
-    guarantees.rejected_without_prompt(timeline, action=action, code=code, since=since)
-    guarantees.state_unchanged(timeline, since=since)
-
-
-# ---- arguments: not JSON, wrong type, missing, unexpected, 1 MiB -------------------------
-
-
-# Calls whose arguments the page's schema must refuse (every keyword: test_schema_keywords.py).
-BAD_ARGUMENTS = {
-    "not-json": (SAVE, '{"name": "Acme"'),
-    # Prose for an action without arguments: read as `{}` it would pass, and ask.
-    "not-json-for-no-arguments": (ARCHIVE, "archive it now"),
-    "not-an-object": (SAVE, '["Acme"]'),
-    "wrong-type": (SAVE, '{"name": 42}'),
-    "missing": (SAVE, "{}"),
-    "unexpected": (SAVE, '{"name": "Acme", "owner": "mallory"}'),
-    # The model must never send the verification code: publish_changes takes no arguments.
-    "code-for-publish": (PUBLISH, '{"code": "246810"}'),
-    "one-mib": (SAVE, json.dumps({"name": "x" * MIB})),
-}
-
-
-@pytest.mark.guarantee("hostile-model-output")
-@pytest.mark.guarantee("rejected-before-prompt")
-@pytest.mark.parametrize("bad", BAD_ARGUMENTS.values(), ids=BAD_ARGUMENTS.keys())
-def test_bad_arguments_are_refused_invalid_params_before_any_prompt(
-    tutorial_page: Page, dock: Dock, timeline: Timeline, model: ModelHandle, words: Words,
-    say: Say, bad: tuple[str, str],
-) -> None:
-    action, arguments = bad
-    model.script(calling(tool_call("call_bad", action, arguments)))
-    before = timeline.mark()
-
-    dock.ask(say("save"))
-
-    assert_refused(timeline=timeline, model=model, dock=dock, words=words, since=before,
-                   call_id="call_bad", action=action, code="INVALID_PARAMS",
-                   naming=words.desc(action))
-    # Nothing the model sent was put into the page's fields either.
-    expect(tutorial_page.get_by_test_id("verification-code")).to_have_value("")
-    expect(tutorial_page.get_by_test_id("workspace-name-input")).to_have_value(
-        INITIAL_WORKSPACE.name)
-
-
-# ---- actions that do not exist, are unavailable or out of scope --------------------------
-
-
-@pytest.mark.guarantee("hostile-model-output")
-@pytest.mark.guarantee("rejected-before-prompt")
-def test_unknown_action_is_refused_unknown_action(
-    tutorial_page: Page, dock: Dock, timeline: Timeline, model: ModelHandle, words: Words,
-    say: Say,
-) -> None:
-    model.script(calling(tool_call("call_x", "delete_workspace")))
-    before = timeline.mark()
-
-    dock.ask(say("archive"))
-
-    assert_refused(timeline=timeline, model=model, dock=dock, words=words, since=before,
-                   call_id="call_x", action="delete_workspace", code="UNKNOWN_ACTION",
-                   naming="delete_workspace")
-
-
-ARCHIVED = WorkspaceSnapshot(name=INITIAL_WORKSPACE.name, archived=True, published=False)
-
-
-@pytest.fixture
-def archived_page(page: Page, timeline: Timeline, tutorial_server: TutorialServer,
-                  locale: str) -> Page:
-    """The r-15 page on an archived workspace: its Archive button is disabled."""
-    tutorial_server.state.replace(ARCHIVED)
-    open_page(page, tutorial_server.page_url(locale))
-    return page
-
-
-@pytest.mark.guarantee("hostile-model-output")
-@pytest.mark.guarantee("rejected-before-prompt")
-def test_archive_after_archived_is_refused_unavailable(
-    archived_page: Page, dock: Dock, timeline: Timeline, model: ModelHandle, words: Words,
-    tutorial_server: TutorialServer, say: Say,
-) -> None:
-    expect(archived_page.get_by_test_id("workspace-archive")).to_be_disabled()
-    model.script(calling(tool_call("call_again", ARCHIVE)))
-    before = timeline.mark()
-
-    dock.ask(say("archive"))
-
-    assert_refused(timeline=timeline, model=model, dock=dock, words=words, since=before,
-                   call_id="call_again", action=ARCHIVE, code="UNAVAILABLE",
-                   naming=words.desc(ARCHIVE))
-    assert tutorial_server.state.snapshot() == ARCHIVED
-
-
-# A testbed action that runs without asking (write, no confirm) but only inside its scope, so
-# a runtime that skipped the scope check would make a real server call.
-SCOPED_ACTION = "export_report"
-SCOPED_DESC = {"en": "Export the report", "zh": "导出报告"}
-DECLARE_SCOPED = """([id, desc]) =>
-  window.plingTestbed.declare({id, desc, kind: "write", scope: "reports"})"""
-
-
-@pytest.mark.guarantee("hostile-model-output")
-@pytest.mark.guarantee("rejected-before-prompt")
-def test_action_outside_its_scope_is_refused_out_of_scope(
-    testbed_page: Page, dock: Dock, timeline: Timeline, model: ModelHandle, words: Words,
-    tutorial_server: TutorialServer, locale: str, say: Say,
-) -> None:
-    declared = testbed_page.evaluate(DECLARE_SCOPED, [SCOPED_ACTION, SCOPED_DESC[locale]])
-    assert declared == {"id": SCOPED_ACTION, "policy": "none"}
-    model.script(calling(tool_call("call_scope", SCOPED_ACTION)))
-    before = timeline.mark()
-
-    dock.ask(say("status"))
-
-    assert SCOPED_ACTION not in model.projected_tools(0), "an inactive scope's action was offered"
-    assert_refused(timeline=timeline, model=model, dock=dock, words=words, since=before,
-                   call_id="call_scope", action=SCOPED_ACTION, code="OUT_OF_SCOPE",
-                   naming=SCOPED_DESC[locale])
-    assert tutorial_server.testbed.calls() == []
+# Calls the page must refuse (bad arguments, unknown, unavailable, out-of-scope actions):
+# the one table of them is test_pipeline_order.py; every schema keyword: test_schema_keywords.py.
 
 
 # ---- too many calls, repeated ids ---------------------------------------------------------
@@ -234,7 +95,7 @@ def test_fifty_calls_in_one_reply_run_the_first_ten_and_refuse_the_rest_loop_lim
 
     dock.ask(say("status"))
 
-    received = results_in(model, RESULTS_REQUEST)
+    received = model.tool_results(request_index=RESULTS_REQUEST)
     assert [r.call_id for r in received] == [call["id"] for call in calls]
     assert [r.code for r in received[:MAX_TOOL_CALLS_PER_REPLY]] == ["OK"] * 10
     for refused in received[MAX_TOOL_CALLS_PER_REPLY:]:
@@ -249,7 +110,8 @@ def test_fifty_calls_in_one_reply_run_the_first_ten_and_refuse_the_rest_loop_lim
 
 @pytest.mark.guarantee("hostile-model-output")
 @pytest.mark.guarantee("rejected-before-prompt")
-def test_repeated_call_id_in_one_reply_is_refused_invalid_params_and_not_run(
+@pytest.mark.guarantee("invalid-params-names-the-argument")
+def test_repeated_call_id_in_one_reply_is_refused_invalid_params_naming_it_and_not_run(
     tutorial_page: Page, dock: Dock, timeline: Timeline, model: ModelHandle, words: Words,
     say: Say,
 ) -> None:
@@ -259,11 +121,15 @@ def test_repeated_call_id_in_one_reply_is_refused_invalid_params_and_not_run(
 
     dock.ask(say("status"))
 
-    first, second = results_in(model, RESULTS_REQUEST)
+    first, second = model.tool_results(request_index=RESULTS_REQUEST)
     assert (first.call_id, first.code) == ("call_dup", "OK")
     assert second.call_id == "call_dup"
     assert_failure_envelope(second.envelope, "INVALID_PARAMS")
     assert_notices_mean(dock, words, "INVALID_PARAMS", naming=words.desc(ARCHIVE))
+    # The result and the notice name the repeated id, so the model can tell which call it was.
+    assert second.envelope is not None and "call_dup" in str(second.envelope["message"]), (
+        f"the model was told {second.envelope}, not which id repeated")
+    expect(notices(dock, "INVALID_PARAMS")).to_contain_text("call_dup")
     assert workspace_reads(timeline, before) == 1
     assert timeline.shown("pling-approval", before) == []
     guarantees.no_business_request(timeline, since=before)
@@ -309,6 +175,19 @@ def test_reply_without_text_or_tool_calls_is_a_localised_error_and_the_next_requ
     guarantees.model_received(timeline, action=READ, code="OK", since=after)
     expect(dock.messages("error")).to_have_count(1)
     expect(dock.messages("assistant")).to_have_count(1)
+
+
+@pytest.mark.guarantee("hostile-model-output")
+def test_reply_text_of_only_whitespace_adds_no_message(
+    tutorial_page: Page, dock: Dock, model: ModelHandle, say: Say,
+) -> None:
+    model.script({"role": "assistant", "content": " \n ",
+                  "tool_calls": [tool_call("call_read", READ)]},
+                 {"role": "assistant", "content": "Done reading."})
+
+    dock.ask(say("status"))
+
+    expect(dock.messages("assistant")).to_have_text(["Done reading."])
 
 
 # ---- a model that calls again after every denial ------------------------------------------

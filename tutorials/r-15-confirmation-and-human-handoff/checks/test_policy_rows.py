@@ -3,26 +3,18 @@
 For each row the checks watch the page, not the runtime's policy function: does a card
 appear, does it offer "always allow", does the next call ask again. Every row is declared
 on the testbed page (its actions POST to `/api/testbed/run/<id>`, so each run is seen at the
-server); r-15's own declarations are checked for the card they show.
+server). r-15's own declarations show the card of their row in test_confirmation.py and the
+acceptance walk; handoff rows, which never ask: test_handoff.py.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 import pytest
-from playwright.sync_api import Page
 
-from harness.browser.dock import Dock
-from harness.evidence import guarantees
-from harness.evidence.guarantees import GuaranteeViolation
-from harness.evidence.records import Mark
-from harness.evidence.timeline import Timeline
-from harness.server.model.handle import ModelHandle
-from harness.server.runner import TutorialServer
+from harness import Dock, GuaranteeViolation, Mark, ModelHandle, Testbed, Timeline, guarantees
 
-Say = Callable[[str], str]
 GUARANTEE = "policy-table"
 
 # What a user types to make the model call a testbed action (a `when_user` rule answers it).
@@ -31,7 +23,6 @@ RUN_REQUEST = {"en": "please run {id}", "zh": "请运行 {id}"}
 ARGUMENTS = {"note": "row"}
 PARAMS = {"type": "object", "properties": {"note": {"type": "string"}},
           "required": ["note"], "additionalProperties": False}
-DECLARE = "decl => { window.plingTestbed.declare(decl); }"
 
 # SPEC §2, every row: (kind, confirm or None for absent). First match wins.
 ROWS_WITHOUT_A_GATE = [
@@ -54,7 +45,7 @@ ASK_ALWAYS_ROWS = [
 ]
 
 
-def declare_row(page: Page, model: ModelHandle, *, kind: str,
+def declare_row(testbed: Testbed, model: ModelHandle, *, kind: str,
                 confirm: bool | str | None) -> tuple[str, str]:
     """Declare the row's action on the testbed and make "please run <id>" call it; returns
     (action id, the business call each run makes)."""
@@ -62,7 +53,7 @@ def declare_row(page: Page, model: ModelHandle, *, kind: str,
     model.when_user(rf"(?:run|运行) {action}\b", action, ARGUMENTS)
     decl: dict[str, Any] = {"id": action, "desc": f"Row {kind}", "kind": kind,
                             "confirm": confirm, "params": PARAMS}
-    page.evaluate(DECLARE, decl)
+    testbed.declare(decl)
     return action, f"POST /api/testbed/run/{action}"
 
 
@@ -121,25 +112,25 @@ def asked_with_card(timeline: Timeline, *, action: str, since: Mark, policy: str
 @pytest.mark.guarantee(GUARANTEE)
 @pytest.mark.parametrize(("kind", "confirm"), ROWS_WITHOUT_A_GATE)
 def test_row_without_a_gate_runs_every_call_without_a_card(
-    testbed_page: Page, dock: Dock, timeline: Timeline, model: ModelHandle,
-    tutorial_server: TutorialServer, locale: str, kind: str, confirm: bool | str | None,
+    testbed: Testbed, dock: Dock, timeline: Timeline, model: ModelHandle, locale: str,
+    kind: str, confirm: bool | str | None,
 ) -> None:
-    action, call = declare_row(testbed_page, model, kind=kind, confirm=confirm)
+    action, call = declare_row(testbed, model, kind=kind, confirm=confirm)
 
     for _ in range(2):
         start = timeline.mark()
         dock.ask(run_request(locale, action))
         ran_once_without_a_card(timeline, action=action, since=start, call=call)
-    assert [c.body for c in tutorial_server.testbed.calls(action)] == [ARGUMENTS] * 2
+    assert [c.body for c in testbed.calls(action)] == [ARGUMENTS] * 2
 
 
 @pytest.mark.guarantee(GUARANTEE)
 @pytest.mark.parametrize(("kind", "confirm"), ASK_ROWS)
 def test_ask_row_asks_until_the_user_chooses_always_allow(
-    testbed_page: Page, dock: Dock, timeline: Timeline, model: ModelHandle, locale: str,
+    testbed: Testbed, dock: Dock, timeline: Timeline, model: ModelHandle, locale: str,
     kind: str, confirm: bool | str | None,
 ) -> None:
-    action, call = declare_row(testbed_page, model, kind=kind, confirm=confirm)
+    action, call = declare_row(testbed, model, kind=kind, confirm=confirm)
 
     # Allow is for this call only: the next one asks again, and offers always allow again.
     first = timeline.mark()
@@ -163,10 +154,10 @@ def test_ask_row_asks_until_the_user_chooses_always_allow(
 @pytest.mark.guarantee(GUARANTEE)
 @pytest.mark.parametrize(("kind", "confirm"), ASK_ALWAYS_ROWS)
 def test_ask_always_row_asks_on_every_call(
-    testbed_page: Page, dock: Dock, timeline: Timeline, model: ModelHandle, locale: str,
+    testbed: Testbed, dock: Dock, timeline: Timeline, model: ModelHandle, locale: str,
     kind: str, confirm: bool | str | None,
 ) -> None:
-    action, call = declare_row(testbed_page, model, kind=kind, confirm=confirm)
+    action, call = declare_row(testbed, model, kind=kind, confirm=confirm)
 
     first = timeline.mark()
     dock.ask(run_request(locale, action))
@@ -188,80 +179,3 @@ def test_ask_always_row_asks_on_every_call(
                               guarantee=GUARANTEE)
     if calls_at_server(timeline, third):
         raise GuaranteeViolation(GUARANTEE, f"{action} ran although it was denied", timeline)
-
-
-# ---- r-15's declarations ------------------------------------------------------------------
-
-
-@pytest.mark.guarantee(GUARANTEE)
-def test_r15_read_runs_without_a_card(
-    tutorial_page: Page, dock: Dock, timeline: Timeline, say: Say,
-) -> None:
-    start = timeline.mark()
-    dock.ask(say("status"))
-
-    cards = timeline.shown("pling-approval", start)
-    if cards:
-        raise GuaranteeViolation(GUARANTEE, f"get_workspace (read) showed {len(cards)} "
-                                 "approval card(s)", timeline)
-    guarantees.model_received(timeline, action="get_workspace", code="OK", since=start,
-                              guarantee=GUARANTEE)
-
-
-# (what the user asks, action, the policy its declaration is in the table's row for).
-R15_GATED = [
-    pytest.param("save", "save_workspace_name", "ask", id="write-confirm-true"),
-    pytest.param("archive", "archive_workspace", "ask-always", id="danger-confirm-true"),
-    pytest.param("reset", "reset_workspace", "ask-always", id="danger"),
-]
-
-
-@pytest.mark.guarantee(GUARANTEE)
-@pytest.mark.parametrize(("request_key", "action", "policy"), R15_GATED)
-def test_r15_gated_action_shows_the_card_of_its_row(
-    tutorial_page: Page, dock: Dock, timeline: Timeline, say: Say,
-    request_key: str, action: str, policy: str,
-) -> None:
-    start = timeline.mark()
-    dock.ask(say(request_key))
-
-    asked_with_card(timeline, action=action, since=start, policy=policy)
-    dock.deny()
-    guarantees.model_received(timeline, action=action, code="PERMISSION_DENIED", since=start,
-                              guarantee=GUARANTEE)
-
-
-# ---- handoff rows: never through approval -------------------------------------------------
-
-HANDOFF_ROWS = [
-    pytest.param("write", True, id="write-confirm-true"),
-    pytest.param("danger", None, id="danger"),
-    pytest.param("read", "always", id="read-confirm-always"),
-]
-
-
-@pytest.mark.guarantee("handoff-no-stacking")
-@pytest.mark.parametrize(("kind", "confirm"), HANDOFF_ROWS)
-def test_handoff_is_never_put_through_approval(
-    testbed_page: Page, dock: Dock, timeline: Timeline, model: ModelHandle,
-    tutorial_server: TutorialServer, locale: str, kind: str, confirm: bool | str | None,
-) -> None:
-    action = f"handoff_{kind}"
-    model.when_user(rf"(?:run|运行) {action}\b", action, {})
-    testbed_page.evaluate(DECLARE, {"id": action, "desc": f"Handoff {kind}", "kind": kind,
-                                    "confirm": confirm, "handoff": True})
-
-    start = timeline.mark()
-    dock.ask(run_request(locale, action))
-    guarantees.handoff_without_approval(timeline, action=action, since=start)
-
-    # The human does the step; the handoff ends on its own once the page shows it done.
-    testbed_page.get_by_test_id(f"testbed-input-{action}").click()
-    testbed_page.keyboard.type("42")
-    testbed_page.get_by_test_id(f"testbed-finish-{action}").click()
-    dock.wait_until_handoff_ends()
-
-    guarantees.handoff_without_approval(timeline, action=action, since=start)
-    guarantees.model_received(timeline, action=action, code="OK", since=start,
-                              guarantee="handoff-no-stacking")
-    assert tutorial_server.testbed.calls() == []  # a handoff has no run: nothing was called

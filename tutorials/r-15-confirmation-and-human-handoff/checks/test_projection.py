@@ -8,19 +8,23 @@ projection is read from what the server received, never from the runtime.
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
-from playwright.sync_api import Page
 
-from harness.browser.dock import Dock
-from harness.browser.pages import open_page
-from harness.evidence import guarantees
-from harness.evidence.guarantees import GuaranteeViolation
-from harness.evidence.timeline import Timeline
-from harness.server.model.handle import ModelHandle
-from harness.server.runner import TutorialServer
-from harness.server.state import INITIAL_WORKSPACE
+from harness import (
+    INITIAL_WORKSPACE,
+    Dock,
+    GuaranteeViolation,
+    ModelHandle,
+    OpenTutorialPage,
+    Testbed,
+    Timeline,
+    calling,
+    guarantees,
+    tool_call,
+)
 
 GUARANTEE = "projection-complete"
 # What the user types; a `when_user` rule turns it into the call under test.
@@ -31,8 +35,8 @@ PARAMS = {"type": "object", "properties": {"note": {"type": "string"}},
 ARGUMENTS = {"note": "x"}
 # How a test changes an action's testbed button (page script, not the runtime): each state
 # by name, so a failing case says what the button looked like.
-BUTTON_STATES = ["visible", "hidden-attribute", "display-none", "visibility-hidden",
-                 "row-hidden", "disabled"]
+HIDDEN_STATES = ["hidden-attribute", "display-none", "visibility-hidden", "row-hidden"]
+BUTTON_STATES = ["visible", *HIDDEN_STATES, "disabled"]
 SET_BUTTON_STATE = """([id, state]) => {
   const button = document.querySelector(`[data-testid="testbed-action-${id}"]`);
   if (state === "hidden-attribute") button.hidden = true;
@@ -41,37 +45,36 @@ SET_BUTTON_STATE = """([id, state]) => {
   if (state === "row-hidden") button.parentElement.style.display = "none";  // its row
   if (state === "disabled") button.disabled = true;
 }"""
-DECLARE = "decl => { window.plingTestbed.declare(decl); }"
 
 
-def declare(page: Page, action: str, **fields: Any) -> dict[str, Any]:
+def declare(testbed: Testbed, action: str, **fields: Any) -> dict[str, Any]:
     """Declare a `write` testbed action without a gate (it runs when called)."""
     decl: dict[str, Any] = {"id": action, "desc": f"Projection case {action}",
                             "kind": "write", "confirm": False, "params": PARAMS, **fields}
-    page.evaluate(DECLARE, decl)
+    testbed.declare(decl)
     return decl
 
 
-def set_button(page: Page, action: str, state: str) -> None:
-    page.evaluate(SET_BUTTON_STATE, [action, state])
+def set_button(testbed: Testbed, action: str, state: str) -> None:
+    testbed.page.evaluate(SET_BUTTON_STATE, [action, state])
 
 
 @pytest.mark.guarantee(GUARANTEE)
 def test_projection_offers_every_in_scope_action_whatever_its_button_looks_like(
-    testbed_page: Page, dock: Dock, timeline: Timeline, model: ModelHandle, locale: str,
+    testbed: Testbed, dock: Dock, timeline: Timeline, model: ModelHandle, locale: str,
 ) -> None:
     declared = {}
     for state in BUTTON_STATES:
         action = f"button_{state.replace('-', '_')}"
-        declared[action] = declare(testbed_page, action)
-        set_button(testbed_page, action, state)
+        declared[action] = declare(testbed, action)
+        set_button(testbed, action, state)
     # Switched off by the page: still offered (calls answer UNAVAILABLE), like a disabled one.
-    declared["switched_off"] = declare(testbed_page, "switched_off")
-    testbed_page.evaluate("() => window.plingTestbed.setEnabled('switched_off', false)")
+    declared["switched_off"] = declare(testbed, "switched_off")
+    testbed.set_enabled("switched_off", False)
     # Scoped: offered only while its scope is active.
-    declared["in_active_scope"] = declare(testbed_page, "in_active_scope", scope="wizard")
-    declare(testbed_page, "in_inactive_scope", scope="later")
-    testbed_page.evaluate("() => window.plingTestbed.activateScope('wizard')")
+    declared["in_active_scope"] = declare(testbed, "in_active_scope", scope="wizard")
+    declare(testbed, "in_inactive_scope", scope="later")
+    testbed.activate_scope("wizard")
 
     # A call that runs, so the turn makes two model requests: each must carry the projection.
     model.when_user(GO_AHEAD_PATTERN, "button_visible", ARGUMENTS)
@@ -94,33 +97,36 @@ def test_projection_offers_every_in_scope_action_whatever_its_button_looks_like(
 
 
 @pytest.mark.guarantee(GUARANTEE)
-@pytest.mark.parametrize("state", ["hidden-attribute", "display-none", "visibility-hidden",
-                                   "row-hidden"])
-def test_action_with_a_hidden_button_still_runs_when_called(
-    testbed_page: Page, dock: Dock, timeline: Timeline, model: ModelHandle,
-    tutorial_server: TutorialServer, locale: str, state: str,
+def test_actions_with_hidden_buttons_still_run_when_called(
+    testbed: Testbed, dock: Dock, timeline: Timeline, model: ModelHandle, locale: str,
 ) -> None:
     # Hiding is not a switch: only a disabled or detached element makes an action unavailable.
-    declare(testbed_page, "hidden_action")
-    set_button(testbed_page, "hidden_action", state)
-    model.when_user(GO_AHEAD_PATTERN, "hidden_action", ARGUMENTS)
+    # One action per way of hiding its button, all called in one reply, each must run.
+    hidden = {state: f"hidden_{state.replace('-', '_')}" for state in HIDDEN_STATES}
+    for state, action in hidden.items():
+        declare(testbed, action)
+        set_button(testbed, action, state)
+    model.script(calling(*(tool_call(f"call_{action}", action, json.dumps(ARGUMENTS))
+                           for action in hidden.values())))
     start = timeline.mark()
+
     dock.ask(GO_AHEAD[locale])
 
-    guarantees.projection_exactly(timeline, tools=["hidden_action"], since=start)
-    guarantees.model_received(timeline, action="hidden_action", code="OK", since=start,
-                              guarantee=GUARANTEE)
-    assert [c.body for c in tutorial_server.testbed.calls("hidden_action")] == [ARGUMENTS]
+    guarantees.projection_exactly(timeline, tools=list(hidden.values()), since=start)
+    for action in hidden.values():
+        guarantees.model_received(timeline, action=action, code="OK", since=start,
+                                  guarantee=GUARANTEE)
+    ran = {state: [c.body for c in testbed.calls(action)] for state, action in hidden.items()}
+    assert ran == {state: [ARGUMENTS] for state in hidden}, ran
 
 
 @pytest.mark.guarantee(GUARANTEE)
 def test_action_with_a_disabled_button_is_offered_and_answers_unavailable(
-    testbed_page: Page, dock: Dock, timeline: Timeline, model: ModelHandle,
-    tutorial_server: TutorialServer, locale: str,
+    testbed: Testbed, dock: Dock, timeline: Timeline, model: ModelHandle, locale: str,
 ) -> None:
     # Danger: were availability skipped, a card would be due and would show.
-    declare(testbed_page, "disabled_action", kind="danger", confirm=None)
-    set_button(testbed_page, "disabled_action", "disabled")
+    declare(testbed, "disabled_action", kind="danger", confirm=None)
+    set_button(testbed, "disabled_action", "disabled")
     model.when_user(GO_AHEAD_PATTERN, "disabled_action", ARGUMENTS)
     start = timeline.mark()
     dock.ask(GO_AHEAD[locale])
@@ -128,7 +134,7 @@ def test_action_with_a_disabled_button_is_offered_and_answers_unavailable(
     guarantees.projection_exactly(timeline, tools=["disabled_action"], since=start)
     guarantees.rejected_without_prompt(timeline, action="disabled_action", code="UNAVAILABLE",
                                        since=start)
-    assert tutorial_server.testbed.calls() == []
+    assert testbed.calls() == []
 
 
 R15_ACTIONS = ["get_workspace", "save_workspace_name", "archive_workspace", "reset_workspace",
@@ -137,13 +143,12 @@ R15_ACTIONS = ["get_workspace", "save_workspace_name", "archive_workspace", "res
 
 @pytest.mark.guarantee(GUARANTEE)
 def test_r15_projection_keeps_actions_whose_buttons_are_disabled(
-    page: Page, dock: Dock, timeline: Timeline, tutorial_server: TutorialServer,
-    model: ModelHandle, locale: str,
+    open_tutorial_page: OpenTutorialPage, dock: Dock, timeline: Timeline, model: ModelHandle,
+    locale: str,
 ) -> None:
     # Archived and published: the page disables Archive, Publish and the code field.
-    tutorial_server.state.replace(INITIAL_WORKSPACE.model_copy(
+    page = open_tutorial_page(workspace=INITIAL_WORKSPACE.model_copy(
         update={"archived": True, "published": True}))
-    open_page(page, tutorial_server.page_url(locale))
     for testid in ("workspace-archive", "workspace-publish"):
         if page.get_by_test_id(testid).is_enabled():
             raise GuaranteeViolation(GUARANTEE, f"{testid} should be disabled on an archived, "

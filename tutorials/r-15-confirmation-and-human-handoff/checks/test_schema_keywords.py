@@ -1,6 +1,7 @@
 """Every JSON-Schema keyword the page contract lists for `params` is enforced: a value breaking
-one is refused INVALID_PARAMS before any prompt and without a business request, and a value at
-its edge passes, asks, and reaches the server exactly as sent.
+one is refused INVALID_PARAMS before any prompt and without a business request, its result and
+notice naming the argument that broke it (its dotted path, so the model can correct its call),
+and a value at its edge passes, asks, and reaches the server exactly as sent.
 
 The testbed declares one `ask` action whose schema uses each keyword, so a bad value that got
 through would show an approval card, and a good one that was refused would not."""
@@ -12,13 +13,9 @@ from dataclasses import dataclass
 from typing import Any
 
 import pytest
-from playwright.sync_api import Page, expect
+from playwright.sync_api import expect
 
-from harness.browser.dock import Dock
-from harness.evidence import guarantees
-from harness.evidence.timeline import Timeline
-from harness.server.model.handle import ModelHandle, calling, tool_call
-from harness.server.runner import TutorialServer
+from harness import Dock, ModelHandle, Testbed, Timeline, Words, calling, guarantees, tool_call
 
 ACTION = "tune_widget"
 DESC = {"en": "Tune the widget", "zh": "调整组件"}
@@ -27,7 +24,7 @@ DESC = {"en": "Tune the widget", "zh": "调整组件"}
 PARAMS: dict[str, Any] = {
     "type": "object",
     "properties": {
-        "text": {"type": "string", "minLength": 2, "maxLength": 5},
+        "label": {"type": "string", "minLength": 2, "maxLength": 5},
         "count": {"type": "integer"},
         "ratio": {"type": "number"},
         "flag": {"type": "boolean"},
@@ -41,11 +38,9 @@ PARAMS: dict[str, Any] = {
             "additionalProperties": False,
         },
     },
-    "required": ["text"],
+    "required": ["label"],
     "additionalProperties": False,
 }
-DECLARE = """([id, desc, params]) =>
-  window.plingTestbed.declare({id, desc, kind: "write", confirm: true, params})"""
 # Any text will do: the model's reply is scripted per test.
 REQUEST = {"en": "tune the widget", "zh": "调整组件"}
 EMOJI = "\N{GRINNING FACE}"  # one character (code point), two UTF-16 units
@@ -53,47 +48,51 @@ EMOJI = "\N{GRINNING FACE}"  # one character (code point), two UTF-16 units
 
 @dataclass(frozen=True)
 class Case:
-    """Raw `arguments` text the model sends, and the keyword it exercises."""
+    """Raw `arguments` text the model sends, the keyword it exercises, and (for a bad value)
+    the argument path its INVALID_PARAMS must name (None: the arguments as a whole, which
+    the runtime names with its own word for them)."""
 
     keyword: str
     id: str
     arguments: str
+    names: str | None = None
 
 
 # One row per keyword and bad value: each must be refused.
 BAD_VALUES = [
     Case("type:object", "arguments-a-string", '"abc"'),
-    Case("type:object", "nested-an-array", '{"text": "abc", "options": []}'),
-    Case("type:string", "number-for-string", '{"text": 42}'),
-    Case("type:integer", "fraction", '{"text": "abc", "count": 1.5}'),
-    Case("type:integer", "numeric-string", '{"text": "abc", "count": "3"}'),
-    Case("type:number", "numeric-string", '{"text": "abc", "ratio": "1.5"}'),
-    Case("type:number", "boolean", '{"text": "abc", "ratio": true}'),
-    Case("type:number", "overflows-to-infinity", '{"text": "abc", "ratio": 1e400}'),
-    Case("type:boolean", "string-true", '{"text": "abc", "flag": "true"}'),
-    Case("type:boolean", "one", '{"text": "abc", "flag": 1}'),
-    Case("required", "missing", "{}"),
-    Case("required", "missing-nested", '{"text": "abc", "nested": {}}'),
-    Case("additionalProperties", "extra", '{"text": "abc", "extra": 1}'),
+    Case("type:object", "nested-an-array", '{"label": "abc", "options": []}', "options"),
+    Case("type:object", "null-for-an-object", '{"label": "abc", "nested": null}', "nested"),
+    Case("type:string", "number-for-string", '{"label": 42}', "label"),
+    Case("type:integer", "fraction", '{"label": "abc", "count": 1.5}', "count"),
+    Case("type:integer", "numeric-string", '{"label": "abc", "count": "3"}', "count"),
+    Case("type:number", "numeric-string", '{"label": "abc", "ratio": "1.5"}', "ratio"),
+    Case("type:number", "boolean", '{"label": "abc", "ratio": true}', "ratio"),
+    Case("type:number", "overflows-to-infinity", '{"label": "abc", "ratio": 1e400}', "ratio"),
+    Case("type:boolean", "string-true", '{"label": "abc", "flag": "true"}', "flag"),
+    Case("type:boolean", "one", '{"label": "abc", "flag": 1}', "flag"),
+    Case("required", "missing", "{}", "label"),
+    Case("required", "missing-nested", '{"label": "abc", "nested": {}}', "nested.inner"),
+    Case("additionalProperties", "extra", '{"label": "abc", "extra": 1}', "extra"),
     Case("additionalProperties", "extra-nested",
-         '{"text": "abc", "nested": {"inner": "x", "extra": 1}}'),
-    Case("minLength", "one-short", '{"text": "a"}'),
-    Case("maxLength", "one-over", '{"text": "abcdef"}'),
-    Case("maxLength", "one-character-over", json.dumps({"text": EMOJI * 6})),
-    Case("enum", "not-listed", '{"text": "abc", "color": "blue"}'),
-    Case("enum", "other-case", '{"text": "abc", "color": "Green"}'),
-    Case("enum", "loosely-equal", '{"text": "abc", "choice": "1"}'),
+         '{"label": "abc", "nested": {"inner": "x", "extra": 1}}', "nested.extra"),
+    Case("minLength", "one-short", '{"label": "a"}', "label"),
+    Case("maxLength", "one-over", '{"label": "abcdef"}', "label"),
+    Case("maxLength", "one-character-over", json.dumps({"label": EMOJI * 6}), "label"),
+    Case("enum", "not-listed", '{"label": "abc", "color": "blue"}', "color"),
+    Case("enum", "other-case", '{"label": "abc", "color": "Green"}', "color"),
+    Case("enum", "loosely-equal", '{"label": "abc", "choice": "1"}', "choice"),
 ]
 
 # Values at the edge of each keyword: each must pass.
 GOOD_VALUES = [
-    Case("minLength", "at-min", '{"text": "ab"}'),
-    Case("maxLength", "at-max", '{"text": "abcde"}'),
-    Case("maxLength", "at-max-in-characters", json.dumps({"text": EMOJI * 5})),
-    Case("type:integer", "integral-numbers", '{"text": "abc", "count": 1.0, "ratio": 2}'),
-    Case("enum", "untyped-members", '{"text": "abc", "choice": true}'),
+    Case("minLength", "at-min", '{"label": "ab"}'),
+    Case("maxLength", "at-max", '{"label": "abcde"}'),
+    Case("maxLength", "at-max-in-characters", json.dumps({"label": EMOJI * 5})),
+    Case("type:integer", "integral-numbers", '{"label": "abc", "count": 1.0, "ratio": 2}'),
+    Case("enum", "untyped-members", '{"label": "abc", "choice": true}'),
     Case("properties", "every-property", json.dumps({
-        "text": "abc", "count": -3, "ratio": 0.25, "flag": False, "color": "green",
+        "label": "abc", "count": -3, "ratio": 0.25, "flag": False, "color": "green",
         "choice": "one", "options": {}, "nested": {"inner": "x"}})),
 ]
 
@@ -102,48 +101,78 @@ def case_id(case: Case) -> str:
     return f"{case.keyword}-{case.id}"
 
 
+# The cap of calls per model reply (page contract): a table's calls come in replies of this many.
+CALLS_PER_REPLY = 10
+
+
+def script_calls(model: ModelHandle, cases: list[Case]) -> None:
+    """The model calls ACTION once per case (call ids `call_0`, ...), in that order."""
+    calls = [tool_call(f"call_{n}", ACTION, case.arguments) for n, case in enumerate(cases)]
+    model.script(*(calling(*calls[start:start + CALLS_PER_REPLY])
+                   for start in range(0, len(calls), CALLS_PER_REPLY)))
+
+
 @pytest.fixture
-def schema_page(testbed_page: Page, locale: str) -> Page:
+def schema_testbed(testbed: Testbed, locale: str) -> Testbed:
     """The testbed with ACTION declared: `ask` policy, params using every supported keyword."""
-    declared = testbed_page.evaluate(DECLARE, [ACTION, DESC[locale], PARAMS])
+    declared = testbed.declare({"id": ACTION, "desc": DESC[locale], "kind": "write",
+                                "confirm": True, "params": PARAMS})
     assert declared == {"id": ACTION, "policy": "ask"}
-    return testbed_page
+    return testbed
 
 
 @pytest.mark.guarantee("schema-enforced")
 @pytest.mark.guarantee("rejected-before-prompt")
-@pytest.mark.parametrize("case", BAD_VALUES, ids=case_id)
-def test_value_breaking_a_schema_keyword_is_refused_invalid_params_before_any_prompt(
-    schema_page: Page, dock: Dock, timeline: Timeline, model: ModelHandle,
-    tutorial_server: TutorialServer, locale: str, case: Case,
+@pytest.mark.guarantee("invalid-params-names-the-argument")
+def test_value_breaking_a_schema_keyword_is_refused_invalid_params_naming_it(
+    schema_testbed: Testbed, dock: Dock, timeline: Timeline, model: ModelHandle, words: Words,
+    locale: str,
 ) -> None:
-    model.script(calling(tool_call("call_bad", ACTION, case.arguments)))
+    # Every bad value in one turn, one call each: a value that got through would stop the turn
+    # at its approval card.
+    script_calls(model, BAD_VALUES)
     before = timeline.mark()
 
     dock.ask(REQUEST[locale])
 
     guarantees.rejected_without_prompt(timeline, action=ACTION, code="INVALID_PARAMS",
                                        since=before)
-    refused = dock.messages("notice").and_(schema_page.locator("[data-code='INVALID_PARAMS']"))
-    expect(refused).to_have_count(1)
-    expect(refused).to_contain_text(DESC[locale])
-    assert tutorial_server.testbed.calls() == []
+    assert schema_testbed.calls() == []
+    refused = dock.messages("notice").and_(
+        schema_testbed.page.locator("[data-code='INVALID_PARAMS']"))
+    expect(refused).to_have_count(len(BAD_VALUES))
+    shown = refused.all_inner_texts()
+    told = {r.call_id: r for r in model.tool_results() if r.action == ACTION}
+    problems: dict[str, str] = {}
+    for n, case in enumerate(BAD_VALUES):
+        names = case.names or words.runtime("schema.root")
+        result = told.get(f"call_{n}")
+        message = str((result.envelope or {}).get("message", "")) if result else ""
+        if result is None or result.code != "INVALID_PARAMS":
+            problems[case_id(case)] = f"the model got {result.describe() if result else None}"
+        elif names not in message:
+            problems[case_id(case)] = f"the model was told {message!r}, not naming {names!r}"
+        elif DESC[locale] not in shown[n] or names not in shown[n]:
+            problems[case_id(case)] = (f"the notice {shown[n]!r} names neither the action "
+                                       f"nor {names!r}")
+    assert not problems, problems
 
 
 @pytest.mark.guarantee("schema-enforced")
-@pytest.mark.parametrize("case", GOOD_VALUES, ids=case_id)
 def test_value_at_the_edge_of_a_schema_keyword_passes_and_runs_as_sent(
-    schema_page: Page, dock: Dock, timeline: Timeline, model: ModelHandle,
-    tutorial_server: TutorialServer, locale: str, case: Case,
+    schema_testbed: Testbed, dock: Dock, timeline: Timeline, model: ModelHandle, locale: str,
 ) -> None:
-    model.script(calling(tool_call("call_good", ACTION, case.arguments)))
+    # Every edge value in one turn: each call asks (Allow), then runs with exactly its value.
+    script_calls(model, GOOD_VALUES)
     before = timeline.mark()
 
     dock.ask(REQUEST[locale])
-    expect(dock.approval).to_have_attribute("data-action", ACTION)
-    dock.approve()
+    for _ in GOOD_VALUES:
+        expect(dock.approval).to_have_attribute("data-action", ACTION)
+        dock.approve()
 
-    guarantees.model_received(timeline, action=ACTION, code="OK", since=before,
-                              guarantee="schema-enforced")
-    assert [call.body for call in tutorial_server.testbed.calls(ACTION)] == [
-        json.loads(case.arguments)]
+    codes = {case_id(case): r.code for case, r in zip(
+        GOOD_VALUES, timeline.tool_results(before), strict=False)}
+    assert codes == {case_id(case): "OK" for case in GOOD_VALUES}, codes
+    assert [call.body for call in schema_testbed.calls(ACTION)] == [
+        json.loads(case.arguments) for case in GOOD_VALUES]

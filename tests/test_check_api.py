@@ -1,0 +1,62 @@
+"""The check author's API: check files import the harness only through `harness` itself.
+
+`harness/__init__.py` is the one public surface (as pytest's is), so the layers below can
+move without breaking a tutorial's checks. Every check file, its conftest included, may
+import `harness` or names from it, and only names it exports.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+import harness
+from harness.project.paths import PROJECT_ROOT
+
+CHECK_FILES = sorted((PROJECT_ROOT / "tutorials").glob("*/checks/*.py"))
+
+
+def harness_imports_past_the_api(path: Path) -> list[str]:
+    """Each import in `path` that reaches into the harness past its public API."""
+    found: list[str] = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found += [f"import {alias.name}" for alias in node.names
+                      if alias.name.startswith("harness.")]
+        elif isinstance(node, ast.ImportFrom) and node.module is not None:
+            if node.module.startswith("harness."):
+                found.append(f"from {node.module} import ...")
+            elif node.module == "harness":
+                found += [f"from harness import {alias.name} (not exported)"
+                          for alias in node.names if alias.name not in harness.__all__]
+    return found
+
+
+def test_check_files_exist() -> None:
+    assert CHECK_FILES, "no tutorials/*/checks/*.py found"
+
+
+@pytest.mark.parametrize("path", CHECK_FILES,
+                         ids=lambda path: str(path.relative_to(PROJECT_ROOT / "tutorials")))
+def test_check_file_imports_only_from_harness(path: Path) -> None:
+    found = harness_imports_past_the_api(path)
+
+    assert not found, (f"{path.relative_to(PROJECT_ROOT)} imports past the check author's API "
+                       f"(use `from harness import ...`): {found}")
+
+
+def test_harness_imports_past_the_api_finds_a_submodule_import(tmp_path: Path) -> None:
+    check = tmp_path / "test_x.py"
+    check.write_text("from harness.browser.dock import Dock\nimport harness.server\n"
+                     "from harness import Dock, not_exported\nimport harness\n")
+
+    assert harness_imports_past_the_api(check) == [
+        "from harness.browser.dock import ...", "import harness.server",
+        "from harness import not_exported (not exported)"]
+
+
+@pytest.mark.parametrize("name", harness.__all__)
+def test_every_exported_name_is_there(name: str) -> None:
+    assert hasattr(harness, name), f"harness.__all__ lists {name!r}, which harness lacks"
