@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
+from harness.cli import main as cli
 from harness.cli.main import main
-from harness.cli.main import main as cli
 
 
 @pytest.fixture
