@@ -8,16 +8,19 @@ from pathlib import Path
 import pytest
 
 from harness.cli.mutation.catalogue import (
+    CATALOGUES_DIR,
     Catalogue,
     CatalogueError,
     Mutant,
     StaleMutant,
+    check_fresh,
     covering,
     load_catalogue,
     materialise,
 )
 from harness.cli.mutation.runner import judge
 from harness.plugin.report import SuiteReport, TestRecord
+from harness.project.paths import PROJECT_ROOT
 
 
 def make_tree(root: Path) -> Path:
@@ -160,3 +163,19 @@ def test_covering_picks_one_mutant_per_guarantee_preferring_a_lone_expectation()
         mutant(name="only-c", expected=["c"]),
     ))
     assert [m.name for m in covering(catalogue).mutants] == ["both", "only-b", "only-c"]
+
+
+def test_every_mutant_of_the_shipped_catalogues_is_fresh() -> None:
+    # A source edit that moves a mutant's original text makes it stale; say so here, in
+    # seconds, not only when a mutation run reaches that mutant.
+    catalogues = sorted(CATALOGUES_DIR.iterdir())
+    stale: list[str] = []
+    for path in catalogues:
+        for mutant in load_catalogue(path).mutants:
+            try:
+                check_fresh(mutant, PROJECT_ROOT)
+            except StaleMutant as error:
+                stale.append(str(error))
+
+    assert catalogues, f"no catalogue under {CATALOGUES_DIR}"
+    assert not stale, "\n".join(stale)
