@@ -189,6 +189,16 @@ def test_external_mode_refuses_parallel_workers(pytester: pytest.Pytester) -> No
                                  "server*drop -n 2*"])
 
 
+def test_plain_pytest_unreachable_base_url_ends_the_run_with_exit_2_naming_it(
+    pytester: pytest.Pytester,
+) -> None:
+    result = run_checks(pytester, ANY_CHECK, "--base-url", closed_port_url())
+
+    assert result.ret == 2
+    result.stdout.fnmatch_lines([f"*pling: cannot reach {closed_port_url()}/?lang=zh: *"])
+    result.assert_outcomes()
+
+
 # ---- pling-tutorial check --base-url: a page that cannot be checked --------------------------
 
 

@@ -24,8 +24,9 @@ MISSING_EXTERNALLY: dict[EvidenceSource, str] = {
     "provider": "faults are injected at the fixture server's model provider; an external "
                 "page's model endpoint is answered by the harness's route, so no gateway or "
                 "provider of the target is involved",
-    "server": "proves the fixture server's own code (its request guard, where the provider "
-              "key lives), which a page served elsewhere does not run",
+    "server": "proves what the fixture server itself does (its request guard, where the "
+              "provider key lives, a fresh server seat per test), which a page served "
+              "elsewhere does not run",
     "server-log": "reads the fixture server's log, which a page served elsewhere does not "
                   "share",
 }
