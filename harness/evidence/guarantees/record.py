@@ -235,10 +235,10 @@ def no_writes_into_targets(timeline: Timeline, *, targets: Sequence[str] | None 
         raise fail(name, f"the page wrote into a handoff target: {listed(said)}", timeline)
 
 
-def success_only_after_published(timeline: Timeline, *, action: str = "publish_changes",
+def success_only_after_published(timeline: Timeline, *, action: str,
                                  since: Mark | None = None) -> None:
-    """The handoff's success reached the model only after the server had really published
-    and the page showed it, by the tutorial's `published` rule (r-15: `POST
+    """The success of handoff `action` reached the model only after the server had really
+    published and the page showed it, by the tutorial's `published` rule (r-15: `POST
     /api/workspace/publish` answered with success, the state `published: true`, the status
     region showing "published").
 
