@@ -14,7 +14,12 @@ from harness.evidence import guarantees
 from harness.evidence.guarantees import GuaranteeViolation
 from harness.evidence.records import Mark
 from harness.evidence.timeline import Timeline
-from harness.plugin.factories import OpenTutorialPage, StartTutorialServer
+from harness.plugin.factories import (
+    NextTest,
+    OpenTutorialPage,
+    StartNextTest,
+    StartTutorialServer,
+)
 from harness.project.glossary import Glossary, glossary_for
 from harness.project.texts import Say, Words, page_copy, runtime_copy_path, runtime_text
 from harness.project.tutorial_text import TutorialText, load_tutorial_text, tutorial_text_path
@@ -72,6 +77,7 @@ __all__ = [
     "ModelExchange",
     "ModelHandle",
     "ModelRequest",
+    "NextTest",
     "OpenTutorialPage",
     "ProviderBadReply",
     "ProviderError",
@@ -80,6 +86,7 @@ __all__ = [
     "Say",
     "ServerRecord",
     "Stall",
+    "StartNextTest",
     "StartTutorialServer",
     "Testbed",
     "TestbedCall",

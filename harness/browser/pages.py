@@ -49,6 +49,13 @@ def expect_ready(page: Page, condition: ReadyCondition | None) -> None:
         _READY_CONDITIONS[page] = condition
 
 
+def forget_page(page: Page) -> None:
+    """Drop the ready listeners and condition registered for `page`: a warm page
+    (`harness.browser.warm`) starts each test with none."""
+    _READY_LISTENERS.pop(page, None)
+    _READY_CONDITIONS.pop(page, None)
+
+
 def when_ready(page: Page, listener: Callable[[], object]) -> None:
     """Call `listener` each time `wait_until_ready` finds `page` ready: after the first load
     and after every reload, whoever reloads (the timeline moves its ready mark this way)."""
@@ -58,6 +65,9 @@ def when_ready(page: Page, listener: Callable[[], object]) -> None:
 def open_page(page: Page, url: str) -> Page:
     """Install the clock, go to `url`, wait until ready, then pause the clock."""
     page.clock.install(time=CLOCK_START)
+    # On a warm page (harness.browser.warm) the context's clock log still ends with the last
+    # test's pause; the new document must start with the clock running, as a fresh one does.
+    page.clock.resume()
     page.goto(url)
     wait_until_ready(page)
     page.clock.pause_at(CLOCK_PAUSED_AT)

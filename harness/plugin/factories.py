@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Protocol
 
 from playwright.sync_api import Page
 
+from harness.browser.dock import Dock
+from harness.evidence.timeline import Timeline
 from harness.server.runner import TutorialServer
 from harness.server.state import WorkspaceSnapshot
 
@@ -21,3 +24,20 @@ class StartTutorialServer(Protocol):
     """`start_tutorial_server(environ=...)`: a started server whose provider `environ` picks."""
 
     def __call__(self, *, environ: Mapping[str, str] | None = None) -> TutorialServer: ...
+
+
+@dataclass(frozen=True)
+class NextTest:
+    """What the next test gets: its own fixture server, and the page opened on the tutorial
+    for it (as `tutorial_page` opens it), with its dock and timeline."""
+
+    server: TutorialServer
+    page: Page
+    dock: Dock
+    timeline: Timeline
+
+
+class StartNextTest(Protocol):
+    """`start_next_test()`: this test ended as the plugin ends one, the next one started."""
+
+    def __call__(self) -> NextTest: ...

@@ -9,12 +9,12 @@ fixtures below override pytest-playwright's, and lets each one request the origi
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
 import pytest
-from playwright.sync_api import BrowserType
+from playwright.sync_api import Browser, BrowserContext, BrowserType, Page
 
 from harness.browser.chromium import (
     NO_CHROMIUM_HELP,
@@ -23,6 +23,12 @@ from harness.browser.chromium import (
     ChromiumNotFound,
 )
 from harness.browser.chromium import find_chromium as default_find_chromium
+from harness.browser.warm import WarmPage
+
+# A test that opens the tutorial or the testbed through one of these gets the warm page.
+WARM_PAGE_USERS = frozenset({"tutorial_page", "open_tutorial_page", "testbed_page", "testbed"})
+# The option that turns the warm page off (declared by the plugin).
+FRESH_PAGES_OPTION = "--pling-fresh-pages"
 
 
 def chromium_launch_args(
@@ -66,3 +72,74 @@ def browser_type_launch_args(
         )
     except ChromiumNotFound:
         pytest.fail(NO_CHROMIUM_HELP, pytrace=False)
+
+
+def why_no_warm_page(config: pytest.Config, browser_name: str) -> str | None:
+    """Why this run gives every test a fresh context (None: the warm page serves the
+    tutorial's checks). pytest-playwright records traces, videos and screenshots per
+    context it creates, so with any of them on every test gets its own."""
+    if config.getoption(FRESH_PAGES_OPTION):
+        return FRESH_PAGES_OPTION
+    if browser_name != "chromium":
+        return f"--browser {browser_name} (the warm page clears storage the Chromium way)"
+    for flag in ("--tracing", "--video", "--screenshot"):
+        if config.getoption(flag) != "off":
+            return f"{flag} (pytest-playwright records it per context)"
+    if config.getoption("--playwright-debug", default=None):
+        return "--playwright-debug"
+    return None
+
+
+@pytest.fixture(scope="session")
+def pling_warm_page(pytestconfig: pytest.Config, browser: Browser, browser_name: str,
+                    browser_context_args: dict[str, Any]) -> Iterator[WarmPage | None]:
+    """The worker's warm page (`harness.browser.warm.WarmPage`): one context and page that
+    serve every test opening the tutorial or the testbed, each test from a new document on
+    emptied storage. None when the run asks for fresh contexts (see `why_no_warm_page`)."""
+    if why_no_warm_page(pytestconfig, browser_name) is not None:
+        yield None
+        return
+    warm = WarmPage(browser, browser_context_args)
+    yield warm
+    warm.close()
+
+
+@pytest.fixture
+def context(request: pytest.FixtureRequest,
+            pling_warm_page: WarmPage | None) -> Iterator[BrowserContext]:
+    """pytest-playwright's `context` (a new one per test); for a test that opens the
+    tutorial or the testbed through the plugin, the warm page's context, handed over clean
+    and cleaned again after the test (`harness.browser.warm`). Either way the browser sends
+    the seat of the test's fixture server with every request (`browser_headers`)."""
+    headers = _seat_headers(request)
+    warm = pling_warm_page
+    if warm is None or not WARM_PAGE_USERS & set(request.fixturenames) or \
+            request.node.get_closest_marker("browser_context_args") is not None:
+        fresh: BrowserContext = request.getfixturevalue("new_context")()
+        if headers:
+            fresh.set_extra_http_headers(headers)
+        yield fresh
+        return
+    page = warm.begin(headers=headers)
+    try:
+        yield page.context
+    finally:
+        warm.end()
+
+
+@pytest.fixture
+def page(context: BrowserContext, pling_warm_page: WarmPage | None) -> Page:
+    """pytest-playwright's `page`: a new page of `context`, or the warm page when `context`
+    is the warm page's."""
+    warm = pling_warm_page
+    if warm is not None and warm.page is not None and warm.page.context is context:
+        return warm.page
+    return context.new_page()
+
+
+def _seat_headers(request: pytest.FixtureRequest) -> dict[str, str]:
+    if "tutorial_server" not in request.fixturenames:
+        return {}
+    server = request.getfixturevalue("tutorial_server")
+    headers = getattr(server, "browser_headers", None)
+    return dict(headers) if isinstance(headers, Mapping) else {}

@@ -41,17 +41,23 @@ from collections.abc import Generator, Iterator, Mapping
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Page
+from playwright.sync_api import BrowserContext, Page
 
 from harness.browser.dock import Dock
 from harness.browser.pages import open_page, testbed_url
 from harness.browser.testbed import Testbed
+from harness.browser.warm import WarmPage
 from harness.evidence.guarantees import GuaranteeViolation
 from harness.evidence.timeline import Timeline
 from harness.plugin import external
 from harness.plugin import overrides as pytest_overrides
 from harness.plugin.external import ServedTutorial
-from harness.plugin.factories import OpenTutorialPage, StartTutorialServer
+from harness.plugin.factories import (
+    NextTest,
+    OpenTutorialPage,
+    StartNextTest,
+    StartTutorialServer,
+)
 from harness.plugin.gallery import Gallery, load_page_states
 from harness.plugin.html_report import GALLERY_DIR_NAME
 from harness.plugin.report import ReportExtras
@@ -67,6 +73,7 @@ from harness.plugin.report_writer import (
 from harness.project.paths import FIXTURES_DIR_NAME, PROJECT_ROOT, TUTORIALS_DIR_NAME
 from harness.project.texts import Say, Words, page_copy
 from harness.project.tutorials import Tutorial, TutorialError, load_tutorial
+from harness.server.host import ServerHost
 from harness.server.model.fake_upstream import FakeUpstream
 from harness.server.model.handle import ModelHandle
 from harness.server.runner import ServerShutdown, TutorialServer
@@ -97,6 +104,12 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "--pling-guarantee", metavar="NAME", action="append", default=None,
         help="run only the checks marked with this guarantee (repeatable); "
              "the mutation runner's focused mode uses it",
+    )
+    group.addoption(
+        "--pling-fresh-pages", action="store_true", default=False,
+        help="a new browser context and page for every test, as pytest-playwright does by "
+             "default (slower); otherwise one warm page per worker serves the checks, each "
+             "from a new document on emptied storage (harness/browser/warm.py)",
     )
     group.addoption(
         "--pling-report", metavar="PATH", default=None,
@@ -301,9 +314,21 @@ def _servers_shutting_down() -> Iterator[list[ServerShutdown]]:
         shutdown.wait()
 
 
+@pytest.fixture(scope="session")
+def _server_hosts() -> Iterator[dict[tuple[str, Path], ServerHost]]:
+    """One shared fixture server per tutorial and root in this worker (started when first
+    needed): the origin stays the same from test to test, so the browser keeps the static
+    files cached, while each test's server is seated on it (`harness.server.host`)."""
+    hosts: dict[tuple[str, Path], ServerHost] = {}
+    yield hosts
+    for host in hosts.values():
+        host.stop()
+
+
 @pytest.fixture
 def start_tutorial_server(
     tutorial: Tutorial, tutorial_root: Path, _servers_shutting_down: list[ServerShutdown],
+    _server_hosts: dict[tuple[str, Path], ServerHost],
 ) -> Iterator[StartTutorialServer]:
     """A factory: ``start_tutorial_server(environ={...})`` starts a fixture server for the
     tutorial on 127.0.0.1, port 0, serving `tutorial_root`, whose model provider comes from
@@ -314,7 +339,16 @@ def start_tutorial_server(
     started: list[TutorialServer] = []
 
     def start(*, environ: Mapping[str, str] | None = None) -> TutorialServer:
-        server = TutorialServer(tutorial=tutorial, root=tutorial_root, environ=dict(environ or {}))
+        # Seated on the worker's shared host, unless another server of this test still is:
+        # then a port of its own (a request naming no seat goes to the one seated last).
+        seating = None
+        if not any(server.browser_headers for server in started):
+            key = (tutorial.id, tutorial_root)
+            if key not in _server_hosts:
+                _server_hosts[key] = ServerHost().start()
+            seating = _server_hosts[key]
+        server = TutorialServer(tutorial=tutorial, root=tutorial_root,
+                                environ=dict(environ or {}), seating=seating)
         server.start()
         started.append(server)
         return server
@@ -447,6 +481,49 @@ def dock(page: Page) -> Dock:
     handoff_done(), handoff_cancel(), handoff_next(), and locators (approval, handoff,
     handoff_steps, highlights, messages(role)). Open a page first (`tutorial_page`)."""
     return Dock(page)
+
+
+@pytest.fixture
+def start_next_test(request: pytest.FixtureRequest, tutorial_server: ServedTutorial,
+                    start_tutorial_server: StartTutorialServer, context: BrowserContext,
+                    page: Page, locale: str) -> StartNextTest:
+    """A factory for checks that prove nothing crosses from one test to the next:
+    ``next_one = start_next_test()`` ends this test the way the plugin ends every test (the
+    page's boundary: `harness.browser.warm`, or its context closed under
+    --pling-fresh-pages; its server unseated) and starts the next the way the plugin starts
+    one (a new server, the page opened on the tutorial with a new timeline). Once per test;
+    with --base-url n/a (one server for every test, reset before each)."""
+    if not isinstance(tutorial_server, TutorialServer):
+        pytest.skip(external.not_applicable("the next test's server is a fixture server's "
+                                            "seat; a page served elsewhere has one server"))
+    started: list[NextTest] = []
+    warm: WarmPage | None = request.getfixturevalue("pling_warm_page")
+
+    def start_next() -> NextTest:
+        if started:
+            raise RuntimeError("start_next_test() starts one next test per test")
+        if warm is not None and warm.page is page:
+            warm.end()
+        else:
+            context.close()
+        tutorial_server.stop()
+        server = start_tutorial_server()
+        if warm is not None and warm.page is None:
+            next_page = warm.begin(headers=server.browser_headers)
+        else:
+            fresh: BrowserContext = request.getfixturevalue("new_context")()
+            fresh.set_extra_http_headers(server.browser_headers)
+            next_page = fresh.new_page()
+        recorder = Timeline(server_log=server.log, workspace=server.state,
+                            contract=server.tutorial.contract, log_source="server")
+        recorder.attach(next_page)
+        request.node.stash[TIMELINE_KEY] = recorder
+        open_page(next_page, server.page_url(locale))
+        started.append(NextTest(server=server, page=next_page, dock=Dock(next_page),
+                                timeline=recorder))
+        return started[0]
+
+    return start_next
 
 
 @pytest.fixture

@@ -9,9 +9,10 @@ import threading
 from collections.abc import Mapping
 from pathlib import Path
 from types import TracebackType
-from typing import Self
+from typing import Protocol, Self
 
 import uvicorn
+from starlette.types import ASGIApp
 
 from harness.project.paths import PROJECT_ROOT
 from harness.project.tutorials import Tutorial, load_tutorial
@@ -28,6 +29,8 @@ STARTUP_TIMEOUT_SECONDS = 10.0
 # cannot hold a test run hostage at shutdown.
 GRACEFUL_SHUTDOWN_SECONDS = 3
 STOP_TIMEOUT_SECONDS = 10.0
+# The header naming the test whose server a request is for, on a shared host.
+SEAT_HEADER = "x-pling-seat"
 
 
 class PortInUse(OSError):
@@ -82,6 +85,54 @@ class _NotifyingServer(uvicorn.Server):
             self.startup_over.set()
 
 
+class ServerThread:
+    """uvicorn serving `app` on host:port in a daemon thread (port 0 = any free port)."""
+
+    def __init__(self, app: ASGIApp, *, host: str, port: int, name: str) -> None:
+        sock = bind_socket(host, port)
+        self.port: int = sock.getsockname()[1]
+        config = uvicorn.Config(
+            app, host=host, port=self.port, lifespan="off", access_log=False,
+            log_level="warning", timeout_graceful_shutdown=GRACEFUL_SHUTDOWN_SECONDS,
+        )
+        startup_over = threading.Event()
+        self.server = _NotifyingServer(config, startup_over)
+
+        def serve() -> None:
+            try:
+                self.server.run(sockets=[sock])
+            finally:
+                startup_over.set()  # also when run() fails before start-up began
+                sock.close()
+
+        self.thread = threading.Thread(target=serve, name=f"{name}:{self.port}", daemon=True)
+        self.thread.start()
+        self.started = startup_over.wait(STARTUP_TIMEOUT_SECONDS) and self.server.started
+
+    def begin_stop(self) -> ServerShutdown:
+        self.server.should_exit = True
+        return ServerShutdown(self.server, self.thread)
+
+
+class Seating(Protocol):
+    """Somewhere a `TutorialServer` can be seated instead of running uvicorn of its own
+    (`harness.server.host.ServerHost`): one origin for test after test."""
+
+    @property
+    def url(self) -> str: ...
+
+    @property
+    def port(self) -> int: ...
+
+    def seat(self, app: ASGIApp) -> str:
+        """Serve `app` from now on; returns the id the browser sends (`SEAT_HEADER`)."""
+        ...
+
+    def unseat(self, seat: str) -> None:
+        """Stop serving that app; a request that still names it reaches nothing."""
+        ...
+
+
 class ServerShutdown:
     """A shutdown under way (see `TutorialServer.begin_stop`); `None` parts: nothing to do."""
 
@@ -111,6 +162,11 @@ class TutorialServer:
     `.url` has the real one once started. `provider=None` picks the provider from the
     environment (`PLING_MODEL_*`, scripted by default). Static files are cached by the
     browser for the run (`static_cache`; `pling-tutorial dev` passes `NO_STORE`).
+
+    With `seating` (a `harness.server.host.ServerHost`), `start()` seats this server's app on
+    that shared host instead of starting uvicorn: same state, log and model of its own, the
+    host's origin, and `browser_headers` to set on the browser context so each request
+    reaches this server; `stop()` unseats it at once.
     """
 
     def __init__(
@@ -123,6 +179,7 @@ class TutorialServer:
         provider: ModelProvider | None = None,
         environ: Mapping[str, str] | None = None,
         static_cache: str = CACHE_FOR_A_RUN,
+        seating: Seating | None = None,
     ) -> None:
         self.tutorial = tutorial if isinstance(tutorial, Tutorial) else load_tutorial(
             tutorial, root
@@ -140,8 +197,9 @@ class TutorialServer:
         self.app = create_app(tutorial=self.tutorial, root=root, provider=self.provider,
                               log=self.log, state=self.state, testbed=self.testbed,
                               static_cache=static_cache)
-        self._server: _NotifyingServer | None = None
-        self._thread: threading.Thread | None = None
+        self.seating = seating
+        self._serving: ServerThread | None = None
+        self._seat: str | None = None
         self._port: int | None = None
 
     @property
@@ -166,7 +224,15 @@ class TutorialServer:
 
     @property
     def running(self) -> bool:
-        return self._thread is not None and self._thread.is_alive()
+        return self._seat is not None or (
+            self._serving is not None and self._serving.thread.is_alive())
+
+    @property
+    def browser_headers(self) -> dict[str, str]:
+        """What the browser must send with every request to this server: its seat on a
+        shared host (set them on the browser context before the page loads); none for a
+        server with a port of its own."""
+        return {} if self._seat is None else {SEAT_HEADER: self._seat}
 
     def reset(self) -> None:
         """Fresh business state between tests: initial workspace, no testbed calls, empty
@@ -178,28 +244,16 @@ class TutorialServer:
             self.model.reset()
 
     def start(self) -> Self:
-        if self._server is not None:
+        if self._serving is not None or self._seat is not None:
             raise RuntimeError("the server is already started")
-        sock = bind_socket(self.host, self.requested_port)
-        self._port = sock.getsockname()[1]
-        config = uvicorn.Config(
-            self.app, host=self.host, port=self._port, lifespan="off", access_log=False,
-            log_level="warning", timeout_graceful_shutdown=GRACEFUL_SHUTDOWN_SECONDS,
-        )
-        startup_over = threading.Event()
-        server = _NotifyingServer(config, startup_over)
-
-        def serve() -> None:
-            try:
-                server.run(sockets=[sock])
-            finally:
-                startup_over.set()  # also when run() fails before start-up began
-                sock.close()
-
-        thread = threading.Thread(target=serve, name=f"pling-server:{self._port}", daemon=True)
-        self._server, self._thread = server, thread
-        thread.start()
-        if not startup_over.wait(STARTUP_TIMEOUT_SECONDS) or not server.started:
+        if self.seating is not None:
+            self._seat = self.seating.seat(self.app)
+            self._port = self.seating.port
+            return self
+        serving = ServerThread(self.app, host=self.host, port=self.requested_port,
+                               name="pling-server")
+        self._serving, self._port = serving, serving.port
+        if not serving.started:
             self.stop()
             raise ServerStartError(
                 f"the server for {self.tutorial.short_id} did not start on "
@@ -216,11 +270,13 @@ class TutorialServer:
         until it has. uvicorn's shutdown takes about 0.2 s of fixed ticks, which a caller
         with other work to do (the next test) need not sit through. Requests that still
         arrive meanwhile are served from, and logged into, this server's own state."""
-        server, thread = self._server, self._thread
-        self._server = self._thread = None
-        if server is not None:
-            server.should_exit = True
-        return ServerShutdown(server, thread)
+        serving, seat = self._serving, self._seat
+        self._serving = self._seat = None
+        if seat is not None and self.seating is not None:
+            self.seating.unseat(seat)
+        if serving is None:
+            return ServerShutdown(None, None)
+        return serving.begin_stop()
 
     def __enter__(self) -> Self:
         return self.start()
