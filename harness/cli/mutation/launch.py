@@ -25,9 +25,12 @@ if __name__ == "__main__":
     _drop_editable_finders()
     sys.path[0] = str(COPY_ROOT)
     if sys.argv[1:2] == ["--pling-tutorial"]:
-        from harness.cli.main import main
+        import runpy
 
-        raise SystemExit(main(sys.argv[2:]))
+        # Run as the program it is (its `__main__` block), not imported: the runner sits
+        # below the CLI.
+        sys.argv = ["pling-tutorial", *sys.argv[2:]]
+        runpy.run_module("harness.cli.main", run_name="__main__", alter_sys=True)
     import pytest
 
     raise SystemExit(pytest.main(sys.argv[1:]))
