@@ -28,6 +28,7 @@ from harness.cli.check import render_summary
 from harness.cli.mutation.catalogue import catalogue_path, load_catalogue
 from harness.cli.mutation.render import render_run
 from harness.cli.mutation.runner import SuiteInvocation, run_catalogue
+from harness.plugin.html_report import write_html_report
 from harness.plugin.report import SuiteReport, TestRecord
 from harness.project.paths import PROJECT_ROOT
 from harness.server.runner import TutorialServer
@@ -337,3 +338,18 @@ def test_mutate_external_serves_each_mutant_by_its_own_dev_process() -> None:
     verdicts = {result.mutant.name: result.verdict for result in run.results}
     assert verdicts == {"denial-generic-error": "killed", "gateway-error-swallowed": "n/a"}, (
         render_run(run))
+
+
+def test_html_report_shows_an_na_check_with_its_reason_never_as_a_pass(tmp_path: Path) -> None:
+    suite = SuiteReport(tests=[TestRecord.model_validate({
+        "nodeid": "checks/test_gateway_faults.py::test_fault[en]", "locale": "en",
+        "guarantees": ["gateway-faults"], "outcome": "n/a",
+        "reason": "faults are injected at the fixture server's model provider"})])
+
+    write_html_report(suite, tmp_path, locales=["en"])
+
+    html = (tmp_path / "index.html").read_text(encoding="utf-8")
+    assert '<td data-locale="en" class="outcome-na">' in html
+    assert ">n/a (external) (1)<" in html
+    assert "Not run against this page: faults are injected at the fixture server" in html
+    assert 'class="outcome-passed"' not in html and ">pass" not in html
