@@ -3,8 +3,8 @@
 Every action that hands control back to the agent (`ask`, `approve`, `deny`,
 `handoff_done`, ...) returns only once the turn has *settled*: it has ended (the busy
 marker `pling-dock-busy` is gone) or it is waiting on the user (an approval card or the
-handoff panel is on screen). Waiting is done with Playwright's `expect`, never with fixed delays,
-so a check written as::
+handoff panel is on screen). Waiting is done in the page, on each animation frame, never with
+fixed delays, so a check written as::
 
     dock.ask("archive the workspace")
     expect(dock.approval).to_have_attribute("data-policy", "ask-always")
@@ -18,10 +18,37 @@ from __future__ import annotations
 
 from typing import Literal, get_args
 
-from playwright.sync_api import Locator, Page, expect
+from playwright.sync_api import Locator, Page
+from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
 # How long a turn may take before a wait gives up (ms); the scripted model answers at once.
 SETTLE_TIMEOUT_MS = 10_000
+DECIDED_SELECTOR = "[data-harness-decided]"
+HANDOFF_SELECTOR = "[data-testid='pling-handoff']"
+# Whether the turn has settled (see `Dock._settle`), in the page. Visible as Playwright means
+# it: a box, not visibility:hidden.
+_SETTLED_CHECKS = """
+  const visible = (element) => {
+    const box = element.getBoundingClientRect();
+    return box.width > 0 && box.height > 0 && getComputedStyle(element).visibility === "visible";
+  };
+  const onScreen = (selector) => [...document.querySelectorAll(selector)].some(visible);
+  const dock = document.querySelector("[data-testid='pling-dock']");
+  const shown = document.querySelectorAll("[data-testid='pling-message']").length;
+  const busy = dock !== null && dock.querySelector("[data-testid='pling-dock-busy']") !== null;
+  const asking = onScreen(
+    "[data-testid='pling-approval']:not([data-harness-decided]), [data-testid='pling-handoff']");
+  const idle = dock !== null && visible(dock) && !busy && shown >= repliedAt;
+  const settled = shown >= startedAt && !(gone && onScreen(gone)) && (idle || asking);
+"""
+SETTLED_SCRIPT = ("({startedAt, repliedAt, gone}) => {" + _SETTLED_CHECKS
+                  + "  return settled;\n}")
+SETTLED_STATE_SCRIPT = ("({startedAt, repliedAt, gone}) => {" + _SETTLED_CHECKS
+                        + "  return `${shown} message(s) shown (waiting for ${startedAt} to start, "
+                        + "${repliedAt} for a reply), busy marker ${busy ? 'present' : 'gone'}, "
+                        + "${asking ? 'a card or the handoff panel' : 'no card and no handoff "
+                        + "panel'} on screen${gone && onScreen(gone) ? `, ${gone} still on "
+                        + "screen` : ''}`;\n}")
 # How page script can send the card a decision the user never chose. The page contract lets
 # any element carrying `data-decision` inside the card decide it (event delegation), so each
 # route ends in a click the card cannot tell from a real one; only the executor can refuse.
@@ -114,10 +141,7 @@ class Dock:
         self.send_button.click()
         # The turn has started once the user's message is shown; then wait for either a
         # reply after it with the dock idle, or a question to the user.
-        expect(self.messages().nth(before)).to_be_attached(timeout=self.settle_timeout_ms)
-        idle_with_reply = self.root.filter(has_not=self.busy).filter(
-            has=self.page.get_by_test_id("pling-message").nth(before + 1))
-        self._wait_until(idle_with_reply)
+        self._settle(f"asking {text!r}", started_at=before + 1, replied_at=before + 2)
 
     def approve(self) -> None:
         """Click Allow on the card on screen and wait until the turn settles."""
@@ -147,9 +171,7 @@ class Dock:
             forged.click(timeout=self.settle_timeout_ms)
         elif route == "user-keyboard":
             forged.press("Enter", timeout=self.settle_timeout_ms)
-        decided = self.page.locator("[data-harness-decided]").filter(visible=True)
-        expect(decided).to_have_count(0, timeout=self.settle_timeout_ms)
-        self.wait_until_settled()
+        self._settle(f"a forged {decision!r} ({route})", gone=DECIDED_SELECTOR)
 
     def handoff_done(self) -> None:
         """Say "done" in the handoff panel and wait until the turn settles."""
@@ -173,12 +195,11 @@ class Dock:
 
     def wait_until_handoff_ends(self) -> None:
         """Wait until the handoff panel is gone (e.g. after the user published), then settle."""
-        expect(self.handoff).to_have_count(0, timeout=self.settle_timeout_ms)
-        self.wait_until_settled()
+        self._settle("the handoff", gone=HANDOFF_SELECTOR)
 
     def wait_until_settled(self) -> None:
         """Wait until the turn has ended or is waiting on the user (approval or handoff)."""
-        self._wait_until(self.root.filter(has_not=self.busy))
+        self._settle("waiting")
 
     # ---- waiting -------------------------------------------------------------------------
 
@@ -188,13 +209,26 @@ class Dock:
                                      timeout=self.settle_timeout_ms)
         decided = self.page.locator("[data-harness-decided]").filter(visible=True)
         decided.get_by_test_id(testid).click(timeout=self.settle_timeout_ms)
-        expect(decided).to_have_count(0, timeout=self.settle_timeout_ms)
-        self.wait_until_settled()
+        self._settle(f"clicking {testid}", gone=DECIDED_SELECTOR)
 
     def _finish_handoff(self, button: Locator) -> None:
         button.click()
         self.wait_until_handoff_ends()
 
-    def _wait_until(self, idle: Locator) -> None:
-        waiting_on_user = self.approval.or_(self.handoff)
-        expect(idle.or_(waiting_on_user).first).to_be_visible(timeout=self.settle_timeout_ms)
+    def _settle(self, after: str, *, started_at: int = 0, replied_at: int = 0,
+                gone: str | None = None) -> None:
+        """Wait in the page, re-checked on each animation frame, until the turn has settled:
+        at least `started_at` messages shown, nothing matching `gone` on screen, and either
+        the dock idle with at least `replied_at` messages or the user asked something. An
+        `expect` polled from outside backs off to 100 ms and more between looks; this sees
+        the turn settle within a frame (Playwright's frames: the paused clock cannot stop
+        them). A turn that does not settle fails like an `expect`, naming what it saw."""
+        arg = {"startedAt": started_at, "repliedAt": replied_at, "gone": gone}
+        try:
+            self.page.wait_for_function(SETTLED_SCRIPT, arg=arg, polling="raf",
+                                        timeout=self.settle_timeout_ms)
+        except PlaywrightTimeoutError:
+            seen = self.page.evaluate(SETTLED_STATE_SCRIPT, arg)
+            raise AssertionError(f"the dock did not settle within "
+                                 f"{self.settle_timeout_ms / 1000:g} s after {after}: "
+                                 f"{seen}") from None

@@ -6,7 +6,7 @@ moves only when a test calls `page.clock.fast_forward(...)` (handoff timeouts).
 
 "Ready" means the page says so: its markup declares `<html data-pling-ready="false">` and
 it sets the attribute to "true" once rendered. A page without that attribute is ready once
-the dock is visible and, on the tutorial page, the tutorial's own ready
+it has loaded, the dock is visible and, on the tutorial page, the tutorial's own ready
 condition holds (`page.ready` in its tutorial.json, r-15: the `workspace-status` region has
 rendered the server's state, `data-state` is set; registered for a page with
 `expect_ready`), or on the testbed, its `testbed` element says `data-ready="true"`.
@@ -15,11 +15,12 @@ rendered the server's state, `data-state` is set; registered for a page with
 from __future__ import annotations
 
 import datetime as dt
-import re
 import weakref
 from collections.abc import Callable
 
-from playwright.sync_api import Page, expect
+from playwright.sync_api import Error as PlaywrightError
+from playwright.sync_api import Page
+from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
 from harness.project.contract import ReadyCondition
 
@@ -34,7 +35,33 @@ TESTBED_TESTID = "testbed"
 # sets it to READY_VALUE once ready; a page without it is waited on the older way.
 READY_ATTRIBUTE = "data-pling-ready"
 READY_VALUE = "true"
-_ANY_VALUE = re.compile(r".+")
+# Whether the page is ready: its signal when its markup declares one; else, once loaded, the
+# dock visible, the tutorial's ready condition (if its element is there) and the testbed's
+# data-ready (if it is the testbed). Playwright's own notion of visible: a box, not hidden.
+_READY_CHECKS = """
+  const visible = (element) => {
+    const box = element.getBoundingClientRect();
+    return box.width > 0 && box.height > 0 && getComputedStyle(element).visibility === "visible";
+  };
+  const byTestId = (id) => document.querySelector(`[data-testid="${CSS.escape(id)}"]`);
+  const declared = document.documentElement?.getAttribute(signal) ?? null;
+  const dock = byTestId("pling-dock");
+  const marked = condition ? byTestId(condition.testid) : null;
+  const bed = byTestId(testbed);
+  const checks = declared !== null ? {signal: declared === ready} : {
+    loaded: document.readyState === "complete",
+    dock: dock !== null && visible(dock),
+    condition: marked === null || Boolean(marked.getAttribute(condition.attribute)),
+    testbed: bed === null || bed.getAttribute("data-ready") === "true",
+  };
+"""
+READY_SCRIPT = ("({signal, ready, testbed, condition}) => {" + _READY_CHECKS
+                + "  return Object.values(checks).every(Boolean);\n}")
+# For a page that never got ready: which of the checks above failed.
+READY_STATE_SCRIPT = ("({signal, ready, testbed, condition}) => {" + _READY_CHECKS
+                      + "  const failed = Object.keys(checks).filter((name) => !checks[name]);\n"
+                      + "  return (declared !== null ? `<html ${signal}=\"${declared}\">` : "
+                      + "`no ${signal} in its markup`) + `; not yet: ${failed.join(', ')}`;\n}")
 _READY_LISTENERS: weakref.WeakKeyDictionary[Page, list[Callable[[], object]]] = (
     weakref.WeakKeyDictionary())
 _READY_CONDITIONS: weakref.WeakKeyDictionary[Page, ReadyCondition] = weakref.WeakKeyDictionary()
@@ -68,7 +95,8 @@ def open_page(page: Page, url: str) -> Page:
     # On a warm page (harness.browser.warm) the context's clock log still ends with the last
     # test's pause; the new document must start with the clock running, as a fresh one does.
     page.clock.resume()
-    page.goto(url)
+    # No need to wait for the load event: being ready includes it (see `wait_until_ready`).
+    page.goto(url, wait_until="commit")
     wait_until_ready(page)
     page.clock.pause_at(CLOCK_PAUSED_AT)
     return page
@@ -80,38 +108,37 @@ def reload_page(page: Page) -> Page:
     A timeline attached to the page moves its ready mark here, so guarantees called without
     `since` do not count the reload's own loading as a side effect.
     """
-    page.reload()
+    page.reload(wait_until="commit")
     wait_until_ready(page)
     return page
 
 
 def wait_until_ready(page: Page) -> None:
-    """Wait for the page's ready signal (`<html data-pling-ready="true">`) if its markup
-    declares one, else for the dock and the ready conditions below; then tell the listeners."""
-    root = page.locator(":root")
-    # The markup is parsed once `goto` or `reload` returns, so whether it declares the signal
-    # is settled: one expect, which passes as soon as the page says so, instead of one poll
-    # per condition.
-    if root.get_attribute(READY_ATTRIBUTE) is not None:
-        expect(root).to_have_attribute(READY_ATTRIBUTE, READY_VALUE, timeout=READY_TIMEOUT_MS)
-    else:
-        _wait_until_ready_without_signal(page)
+    """Wait until the page is ready (module docstring), then tell the listeners.
+
+    One wait in the page, re-checked on each animation frame (Playwright's own frames: the
+    paused clock cannot hold them back): the test starts within a frame of the page being
+    ready, where `expect`'s polling from outside backs off to 100 ms and more between looks.
+    """
+    condition = _READY_CONDITIONS.get(page)
+    arg: dict[str, object] = {
+        "signal": READY_ATTRIBUTE, "ready": READY_VALUE, "testbed": TESTBED_TESTID,
+        "condition": condition.model_dump() if condition is not None else None}
+    try:
+        page.wait_for_function(READY_SCRIPT, arg=arg, polling="raf", timeout=READY_TIMEOUT_MS)
+    except PlaywrightTimeoutError:
+        raise AssertionError(
+            f"{page.url} was not ready within {READY_TIMEOUT_MS / 1000:g} s: "
+            f"{_ready_state(page, arg)}") from None
     for listener in _READY_LISTENERS.get(page, []):
         listener()
 
 
-def _wait_until_ready_without_signal(page: Page) -> None:
-    expect(page.get_by_test_id("pling-dock")).to_be_visible(timeout=READY_TIMEOUT_MS)
-    # The markup is parsed by now, so whether the page has the condition's element is settled.
-    condition = _READY_CONDITIONS.get(page)
-    if condition is not None:
-        marked = page.get_by_test_id(condition.testid)
-        if marked.count():
-            expect(marked).to_have_attribute(condition.attribute, _ANY_VALUE,
-                                             timeout=READY_TIMEOUT_MS)
-    testbed = page.get_by_test_id(TESTBED_TESTID)
-    if testbed.count():
-        expect(testbed).to_have_attribute("data-ready", "true", timeout=READY_TIMEOUT_MS)
+def _ready_state(page: Page, arg: dict[str, object]) -> str:
+    try:
+        return str(page.evaluate(READY_STATE_SCRIPT, arg))
+    except PlaywrightError as error:
+        return f"(its state could not be read: {error.message.splitlines()[0]})"
 
 
 def testbed_url(server_url: str, locale: str) -> str:

@@ -57,6 +57,10 @@ _CONTEXT_RETIRES = ("grant_permissions", "set_geolocation", "set_offline",
                     "set_default_navigation_timeout", "set_storage_state")
 
 
+def _ignore(_event: object) -> None:
+    pass
+
+
 class _Closable(Protocol):
     def close(self) -> None: ...
 
@@ -233,6 +237,11 @@ class WarmPage:
         context = self.browser.new_context(**self.context_args)
         page = context.new_page()
         page.on("framenavigated", self._visited)
+        # Listened to for good, so a test's own listeners (the timeline's) come and go without
+        # Playwright subscribing to and unsubscribing from these events every test.
+        page.on("request", _ignore)
+        page.on("response", _ignore)
+        page.on("requestfailed", _ignore)
         self._context, self._page, self._cdp = context, page, None
         self._viewport = page.viewport_size
         self._headers = {}

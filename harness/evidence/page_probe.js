@@ -6,7 +6,8 @@
 // changing; clicks and input events on decision buttons
 // and bound elements; every programmatic write into an input (value setter,
 // setAttribute("value"), setRangeText, execCommand); and the runtime's own `pling:event`
-// reports. Entries go to the exposed binding (so they survive reloads) and stay in
+// reports. Entries go to the exposed binding (so they survive reloads), a task's entries in
+// one call, and stay in
 // `window.__plingProbe.entries` for the current document.
 //
 // Ordering matters more than anything here: a MutationObserver delivers its records in a
@@ -25,7 +26,7 @@
  * @typedef {{testid: string, attribute?: string | null}} ShownValue
  * @typedef {{businessView?: Record<string, ShownValue>}} ProbeConfig
  * @typedef {Window & {__plingProbe?: {docId: string, entries: ProbeEntry[]},
- *            __plingProbeReport?: (entry: ProbeEntry) => unknown,
+ *            __plingProbeReport?: (entries: ProbeEntry[]) => unknown,
  *            __plingProbeConfig?: ProbeConfig}} ProbedWindow
  */
 (() => {
@@ -44,14 +45,24 @@
   /** @type {ProbeEntry[]} */
   const entries = [];
   let nextSeq = 0;
+  // Entries logged in one task go to the binding together, at the end of that task (a
+  // microtask: no timer, so the paused clock cannot hold them back, and no later task such
+  // as an unload can come first): one call into the harness instead of one per entry.
+  /** @type {ProbeEntry[]} */
+  let unsent = [];
+  const sendUnsent = () => {
+    const batch = unsent;
+    unsent = [];
+    const send = probed[BINDING_NAME];
+    if (typeof send === "function") {
+      try { send(batch); } catch { /* the in-page copy is still read by the harness */ }
+    }
+  };
   /** @param {string} kind @param {unknown} data */
   const report = (kind, data) => {
     const entry = { doc: docId, seq: nextSeq++, kind, data };
     entries.push(entry);
-    const send = probed[BINDING_NAME];
-    if (typeof send === "function") {
-      try { send(entry); } catch { /* the in-page copy is still read by the harness */ }
-    }
+    if (unsent.push(entry) === 1) queueMicrotask(sendUnsent);
   };
   Object.defineProperty(probed, "__plingProbe", {
     value: Object.freeze({ docId, entries }),

@@ -116,7 +116,7 @@ class Timeline:
             raise RuntimeError("this Timeline is already attached to a page; use one per page")
         self.page = page
         # The binding first, so it exists when the probe's init script runs.
-        page.expose_binding(BINDING_NAME, lambda _source, entry: self._take_page_entry(entry))
+        page.expose_binding(BINDING_NAME, lambda _source, batch: self._take_page_entries(batch))
         page.add_init_script(script=probe_script(self.contract.page.business_view))
         page.on("request", self._on_request)
         page.on("response", self._on_response)
@@ -134,6 +134,11 @@ class Timeline:
             for entry in current if isinstance(current, list) else []:
                 self._take_page_entry(entry)
         self._drain_server()
+
+    def _take_page_entries(self, batch: object) -> None:
+        """What the probe's binding delivers: the entries one task of the page logged."""
+        for raw in batch if isinstance(batch, list) else [batch]:
+            self._take_page_entry(raw)
 
     def _take_page_entry(self, raw: object) -> None:
         try:
