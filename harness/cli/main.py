@@ -234,7 +234,10 @@ def add_mutate_command(subparsers: SubParsers) -> None:
     parser = subparsers.add_parser(
         "mutate", help="prove every check can fail: run the checks against each mutant",
         description="Apply each mutant of the tutorial's catalogue to a temporary copy of the "
-        "served files and run the check suite against it. Exit 1 if any mutant survives, is "
+        "served files and run the check suite against it: first the checks of the guarantees "
+        "the mutant names, each guarantee's only until one fails (a kill); a mutant they do not "
+        "kill then meets the rest of the suite, up to its first failure. Exit 1 if any mutant "
+        "survives, is "
         "killed only by unrelated checks, or is stale. With --generated, StrykerJS makes the "
         "mutants instead (the runtime's safety core, see docs/generated-mutants.md); exit 1 "
         "if the score misses the plan's goal or a group could not run.",
@@ -248,7 +251,7 @@ def add_mutate_command(subparsers: SubParsers) -> None:
                         help="list the failing checks of killed mutants too")
     parser.add_argument("--focused", action="store_true",
                         help="run only the checks of each mutant's expected guarantees "
-                        "(much faster; kills by other checks are then not seen)")
+                        "(a mutant they do not kill is not tried on the rest of the suite)")
     parser.add_argument("--covering", action="store_true",
                         help="only CI's covering set: one mutant per guarantee, the first "
                         "that expects that guarantee alone")

@@ -49,7 +49,7 @@ from harness.browser.testbed import Testbed
 from harness.browser.warm import WarmPage
 from harness.evidence.guarantees import GuaranteeViolation
 from harness.evidence.timeline import Timeline
-from harness.plugin import external
+from harness.plugin import external, stopping
 from harness.plugin import overrides as pytest_overrides
 from harness.plugin.external import ServedTutorial
 from harness.plugin.factories import (
@@ -106,6 +106,17 @@ def pytest_addoption(parser: pytest.Parser) -> None:
              "the mutation runner's focused mode uses it",
     )
     group.addoption(
+        "--pling-skip-guarantee", metavar="NAME", action="append", default=None,
+        help="leave out the checks marked with this guarantee (repeatable); the mutation "
+             "runner uses it for the rest of the suite once a mutant's own checks ran",
+    )
+    group.addoption(
+        "--pling-stop-at-kill", action="store_true", default=False,
+        help="with --pling-guarantee: skip a check once a check of each of its named "
+             "guarantees has failed, and stop once every named guarantee has one "
+             "(harness/plugin/stopping.py; the mutation runner's first stage)",
+    )
+    group.addoption(
         "--pling-fresh-pages", action="store_true", default=False,
         help="a new browser context and page for every test, as pytest-playwright does by "
              "default (slower); otherwise one warm page per worker serves the checks, each "
@@ -138,6 +149,11 @@ def pytest_configure(config: pytest.Config) -> None:
     if not config.pluginmanager.is_registered(pytest_overrides):
         config.pluginmanager.register(pytest_overrides, OVERRIDES_PLUGIN_NAME)
     pling_root(config)  # fail fast on a bad --pling-root
+    stop_at = config.getoption("--pling-guarantee") if config.getoption(
+        "--pling-stop-at-kill") else None
+    if stop_at and not config.pluginmanager.has_plugin(stopping.PLUGIN_NAME):
+        config.pluginmanager.register(stopping.StopAtKill(frozenset(stop_at)),
+                                      stopping.PLUGIN_NAME)
     external.configure(config)  # --base-url: a page served elsewhere (harness/plugin/external.py)
     is_worker = hasattr(config, "workerinput")
     html = config.getoption("--pling-html")
@@ -211,6 +227,11 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     wanted = config.getoption("--pling-guarantee")
     if wanted:
         keep = [item for item in items if set(guarantees_of(item)) & set(wanted)]
+        config.hook.pytest_deselected(items=[item for item in items if item not in keep])
+        items[:] = keep
+    unwanted = config.getoption("--pling-skip-guarantee")
+    if unwanted:
+        keep = [item for item in items if not set(guarantees_of(item)) & set(unwanted)]
         config.hook.pytest_deselected(items=[item for item in items if item not in keep])
         items[:] = keep
     # As user properties, so they travel with every report (pytest-xdist, --junitxml).

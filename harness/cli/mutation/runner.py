@@ -10,7 +10,7 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal
+from typing import Literal, Protocol
 
 from harness.cli.mutation.catalogue import Catalogue, Mutant, StaleMutant, check_fresh, materialise
 from harness.cli.mutation.served import ServedCopy
@@ -95,7 +95,9 @@ class SuiteInvocation:
     source_root: Path = PROJECT_ROOT
     extra_args: tuple[str, ...] = ()
     focused: bool = False
-    """Run only the checks of each mutant's expected guarantees (much faster)."""
+    """Run only the checks of each mutant's expected guarantees. Either way those run first,
+    each guarantee's only until one of them fails (a kill); without `focused`, a mutant they
+    do not kill then meets the rest of the suite, up to its first failure."""
     external: bool = False
     """Serve each mutant's copy with its own `dev` process and check it with --base-url."""
 
@@ -105,6 +107,7 @@ class SuiteInvocation:
 
     def command(self, *, served_root: Path, report: Path, locales: Sequence[str],
                 also_run: Sequence[str] = (), only_guarantees: Sequence[str] = (),
+                skip_guarantees: Sequence[str] = (), stop_at_first: bool = False,
                 base_url: str | None = None) -> list[str]:
         """pytest, importing `harness` from `served_root` (a mutant's copy holds one too)."""
         launcher = served_root / "harness" / "cli" / "mutation" / "launch.py"
@@ -121,6 +124,12 @@ class SuiteInvocation:
             command += ["--pling-locale", locales[0]]
         for guarantee in only_guarantees:
             command += ["--pling-guarantee", guarantee]
+        for guarantee in skip_guarantees:
+            command += ["--pling-skip-guarantee", guarantee]
+        if stop_at_first:
+            # With guarantees named: stop at each one's first failing check (a kill), crashes
+            # aside; without: at the first failure of any kind (`-x`).
+            command += ["--pling-stop-at-kill"] if only_guarantees else ["-x"]
         if base_url is not None:
             command += ["--base-url", base_url]
         return command + list(self.extra_args)
@@ -128,12 +137,15 @@ class SuiteInvocation:
 
 def run_suite(invocation: SuiteInvocation, *, served_root: Path, locales: Sequence[str],
               workdir: Path, also_run: Sequence[str] = (),
-              only_guarantees: Sequence[str] = (), base_url: str | None = None) -> SuiteReport:
+              only_guarantees: Sequence[str] = (), skip_guarantees: Sequence[str] = (),
+              stop_at_first: bool = False, base_url: str | None = None) -> SuiteReport:
     """Run the checks against `served_root` (served at `base_url` by another process, when
     given); the report says what each test did."""
     report_path = workdir / "report.json"
+    report_path.unlink(missing_ok=True)
     command = invocation.command(served_root=served_root, report=report_path, locales=locales,
                                  also_run=also_run, only_guarantees=only_guarantees,
+                                 skip_guarantees=skip_guarantees, stop_at_first=stop_at_first,
                                  base_url=base_url)
     completed = subprocess.run(
         command,
@@ -152,7 +164,17 @@ def run_suite(invocation: SuiteInvocation, *, served_root: Path, locales: Sequen
     return SuiteReport.read(report_path)
 
 
-def run_mutant(mutant: Mutant, invocation: SuiteInvocation) -> MutantResult:
+class SuiteRunner(Protocol):
+    """`run_suite`'s signature (tests pass a fake to see the stages a mutant goes through)."""
+
+    def __call__(self, invocation: SuiteInvocation, *, served_root: Path,
+                 locales: Sequence[str], workdir: Path, also_run: Sequence[str] = (),
+                 only_guarantees: Sequence[str] = (), skip_guarantees: Sequence[str] = (),
+                 stop_at_first: bool = False, base_url: str | None = None) -> SuiteReport: ...
+
+
+def run_mutant(mutant: Mutant, invocation: SuiteInvocation, *,
+               run: SuiteRunner = run_suite) -> MutantResult:
     try:
         check_fresh(mutant, invocation.source_root)
     except StaleMutant as error:
@@ -161,22 +183,31 @@ def run_mutant(mutant: Mutant, invocation: SuiteInvocation) -> MutantResult:
         workdir = Path(scratch)
         served_root = materialise(mutant, source_root=invocation.source_root,
                                   dest_root=workdir / "root")
-        def suite(base_url: str | None = None) -> SuiteReport:
-            return run_suite(
+        def stages(base_url: str | None = None) -> MutantResult:
+            # First the checks meant to catch it, each guarantee's until one fails: that is a
+            # kill, and the rest of them would prove nothing more.
+            own = run(
                 invocation, served_root=served_root, locales=mutant.locales, workdir=workdir,
-                also_run=mutant.also_run,
-                only_guarantees=mutant.expected if invocation.focused else (),
+                also_run=mutant.also_run, only_guarantees=mutant.expected, stop_at_first=True,
                 base_url=base_url)
+            verdict = judge(mutant, own)
+            if invocation.focused or verdict.verdict in ("killed", "n/a"):
+                return verdict
+            # Not killed by its own checks: the rest of the suite (none of them can make it a
+            # kill) says whether anything else fails: misattributed, or survived.
+            rest = run(
+                invocation, served_root=served_root, locales=mutant.locales, workdir=workdir,
+                also_run=mutant.also_run, skip_guarantees=mutant.expected, stop_at_first=True,
+                base_url=base_url)
+            return judge(mutant, SuiteReport(tests=[*own.tests, *rest.tests]))
 
         try:
             if invocation.external:
                 with ServedCopy(root=served_root, tutorial_id=invocation.tutorial_id) as served:
-                    report = suite(served.url)
-            else:
-                report = suite()
+                    return stages(served.url)
+            return stages()
         except (RuntimeError, subprocess.TimeoutExpired) as error:
             return MutantResult(mutant=mutant, verdict="broken", detail=str(error))
-    return judge(mutant, report)
 
 
 def run_catalogue(

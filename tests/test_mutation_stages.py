@@ -1,0 +1,153 @@
+"""A mutant meets its own checks first, each guarantee's only until one fails, and the rest of
+the suite only when they did not kill it (`--pling-stop-at-kill`, `--pling-skip-guarantee`)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+import pytest
+
+from harness.cli.mutation.catalogue import Mutant
+from harness.cli.mutation.runner import SuiteInvocation, run_mutant
+from harness.plugin.report import SuiteReport, TestRecord
+
+pytest_plugins = ["pytester"]
+
+TUTORIAL_ID = "r-15-confirmation-and-human-handoff"
+# Checks of two guarantees, alpha and beta, and one of neither.
+CHECKS = """
+import pytest
+
+@pytest.fixture
+def broken():
+    raise RuntimeError("a crash, not a failed check")
+
+@pytest.mark.guarantee("alpha")
+def test_alpha_crashes(broken):
+    pass
+
+@pytest.mark.guarantee("alpha")
+def test_alpha_fails():
+    assert False, "alpha broken"
+
+@pytest.mark.guarantee("alpha")
+def test_alpha_would_fail_again():
+    assert False, "alpha broken again"
+
+@pytest.mark.guarantee("beta")
+def test_beta_holds():
+    pass
+
+@pytest.mark.guarantee("beta")
+def test_beta_fails():
+    assert False, "beta broken"
+
+@pytest.mark.guarantee("beta")
+def test_beta_after_the_kill():
+    pass
+
+@pytest.mark.guarantee("gamma")
+def test_gamma_holds():
+    pass
+"""
+
+
+def test_stop_at_kill_skips_a_guarantee_once_it_failed_and_stops_when_all_have(
+    pytester: pytest.Pytester,
+) -> None:
+    pytester.makepyfile(CHECKS)
+
+    result = pytester.runpytest_subprocess(
+        "-p", "no:randomly", "-rs", "--pling-guarantee", "alpha", "--pling-guarantee", "beta",
+        "--pling-stop-at-kill")
+
+    # The crash does not count: alpha's next check runs and fails; its third is skipped.
+    result.assert_outcomes(errors=1, failed=2, passed=1, skipped=1, deselected=1)
+    result.stdout.fnmatch_lines(["*SKIPPED*a check of alpha has failed already*",
+                                 "*a check of each of alpha, beta has failed*"])
+    result.stdout.no_fnmatch_line("*test_beta_after_the_kill*PASSED*")
+
+
+def test_skip_guarantee_leaves_out_the_checks_of_that_guarantee(
+    pytester: pytest.Pytester,
+) -> None:
+    pytester.makepyfile(CHECKS)
+
+    result = pytester.runpytest_subprocess(
+        "-p", "no:randomly", "--pling-skip-guarantee", "alpha", "--pling-skip-guarantee", "beta")
+
+    result.assert_outcomes(passed=1, deselected=6)
+
+
+class FakeSuite:
+    """Answers each stage with a canned report and remembers how it was asked."""
+
+    def __init__(self, *reports: SuiteReport) -> None:
+        self.reports = list(reports)
+        self.stages: list[dict[str, object]] = []
+
+    def __call__(self, invocation: SuiteInvocation, *, served_root: Path,
+                 locales: Sequence[str], workdir: Path, also_run: Sequence[str] = (),
+                 only_guarantees: Sequence[str] = (), skip_guarantees: Sequence[str] = (),
+                 stop_at_first: bool = False, base_url: str | None = None) -> SuiteReport:
+        self.stages.append({"only": tuple(only_guarantees), "skip": tuple(skip_guarantees),
+                            "stop_at_first": stop_at_first})
+        return self.reports.pop(0)
+
+
+def record(nodeid: str, outcome: str, *guarantees: str) -> TestRecord:
+    return TestRecord.model_validate(
+        {"nodeid": nodeid, "guarantees": guarantees, "outcome": outcome, "locale": "en"})
+
+
+def app_mutant() -> Mutant:
+    return Mutant.model_validate({
+        "name": "page-says-hello", "description": "a harmless change to the page",
+        "file": "fixtures/r-15-confirmation-and-human-handoff/app.js",
+        "original": "// r-15 · Confirmation and human handoff",
+        "replacement": "// r-15 · Confirmation and human handoff (hello)",
+        "expected": ["denial-respected"]})
+
+
+KILLED = SuiteReport(tests=[record("a", "failed", "denial-respected"),
+                            record("b", "skipped", "denial-respected")])
+NOT_KILLED = SuiteReport(tests=[record("a", "passed", "denial-respected")])
+OTHERS_FAIL = SuiteReport(tests=[record("c", "failed", "bilingual-copy")])
+OTHERS_PASS = SuiteReport(tests=[record("c", "passed", "bilingual-copy")])
+
+
+def test_mutant_killed_by_its_own_checks_meets_nothing_else() -> None:
+    suite = FakeSuite(KILLED)
+
+    result = run_mutant(app_mutant(), SuiteInvocation(tutorial_id=TUTORIAL_ID), run=suite)
+
+    assert result.verdict == "killed"
+    assert suite.stages == [{"only": ("denial-respected",), "skip": (), "stop_at_first": True}]
+
+
+def test_mutant_its_checks_miss_meets_the_rest_of_the_suite_up_to_a_failure() -> None:
+    suite = FakeSuite(NOT_KILLED, OTHERS_FAIL)
+
+    result = run_mutant(app_mutant(), SuiteInvocation(tutorial_id=TUTORIAL_ID), run=suite)
+
+    assert result.verdict == "misattributed"
+    assert suite.stages[1] == {"only": (), "skip": ("denial-respected",), "stop_at_first": True}
+
+
+def test_mutant_nothing_catches_survives() -> None:
+    suite = FakeSuite(NOT_KILLED, OTHERS_PASS)
+
+    result = run_mutant(app_mutant(), SuiteInvocation(tutorial_id=TUTORIAL_ID), run=suite)
+
+    assert result.verdict == "survived"
+
+
+def test_focused_mutant_its_checks_miss_is_not_tried_on_the_rest() -> None:
+    suite = FakeSuite(NOT_KILLED)
+
+    result = run_mutant(app_mutant(), SuiteInvocation(tutorial_id=TUTORIAL_ID, focused=True),
+                        run=suite)
+
+    assert result.verdict == "survived"
+    assert len(suite.stages) == 1
