@@ -14,10 +14,9 @@ from harness.cli.main import main
 
 # Real r-15 checks that, between them, meet every state below in each locale.
 SELECTION = " or ".join([
-    "every_dock_state",  # ask card, denial, handoff steps, wrong code, cancel, rejected, gateway
-    "archive_asks_on_every",  # the ask-always card
+    "every_dock_state",  # both cards, denial, handoff steps, wrong code, cancel, rejected, gateway
     "default_timeout",  # the countdown's last minute, the timeout
-    "wrong_code_keeps",  # published
+    "acceptance_walk",  # published
 ])
 EXPECTED_STATES = (
     "approval-ask", "approval-ask-always", "notice-PERMISSION_DENIED",
