@@ -2,7 +2,9 @@
 
 Built on pytest-playwright's fixtures (`browser` → `context` → `page`), so its flags work
 as usual: --headed, --browser-channel, --slowmo, --tracing, --screenshot, --video,
---output. One browser per worker, a fresh context and page per test.
+--output. One browser per worker; the checks that open the tutorial or the testbed share
+one warm page per worker, each from a new document on emptied storage (harness/browser/
+warm.py; `--pling-fresh-pages`, tracing, video or screenshots: a fresh context per test).
 
 Fixtures (see `pytest --fixtures`): the tutorial (`tutorial_id`, `tutorial`,
 `tutorial_root`, `locale`, `words`, `say`), its server (`tutorial_server`,
@@ -384,11 +386,12 @@ def start_tutorial_server(
 def tutorial_server(start_tutorial_server: StartTutorialServer, tutorial: Tutorial,
                     tutorial_root: Path,
                     request: pytest.FixtureRequest) -> Iterator[ServedTutorial]:
-    """A fresh fixture server for the tutorial on 127.0.0.1, port 0: its own workspace
-    state, log and scripted model, serving --pling-root. Always the scripted model,
-    whatever PLING_MODEL_* says, so checks are deterministic. A server per test, not a
-    shared one reset between tests, so a request still in flight when a test ends can
-    only reach that test's own server.
+    """A fresh fixture server for the tutorial: its own workspace state, log and scripted
+    model, serving --pling-root. Always the scripted model, whatever PLING_MODEL_* says, so
+    checks are deterministic. A server per test, not a shared one reset between tests: it is
+    seated on the worker's one origin (`harness.server.host`, so the browser's cache keeps
+    the static files) and the browser names its seat in every request, so a request still
+    in flight when a test ends reaches no later test's server.
 
     With --base-url, the page served there instead (`harness.server.external.ExternalTarget`,
     same attributes): its state reset before the test by the tutorial's declared reset
