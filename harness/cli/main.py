@@ -89,10 +89,12 @@ def run_dev(args: argparse.Namespace) -> int:
     # No caching: you edit the files while they are served.
     server = TutorialServer(tutorial=tutorial, port=port, static_cache=NO_STORE)
     with server:
-        print(f"Serving {tutorial.short_id} ({tutorial.title.en}) at {server.page_url(locale)}",
-              flush=True)
-        print("Press Ctrl-C to stop.", flush=True)
+        # The prints are inside the try: a Ctrl-C that comes as soon as the address is out
+        # (a script reads it and stops the server) still ends in a clean stop.
         try:
+            print(f"Serving {tutorial.short_id} ({tutorial.title.en}) at "
+                  f"{server.page_url(locale)}", flush=True)
+            print("Press Ctrl-C to stop.", flush=True)
             # Nothing sets this event: the wait ends only with Ctrl-C (KeyboardInterrupt).
             threading.Event().wait()
         except KeyboardInterrupt:
