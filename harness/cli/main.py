@@ -96,7 +96,12 @@ def run_dev(args: argparse.Namespace) -> int:
                   f"{server.page_url(locale)}", flush=True)
             print("Press Ctrl-C to stop.", flush=True)
             # Nothing sets this event: the wait ends only with Ctrl-C (KeyboardInterrupt).
-            threading.Event().wait()
+            # It wakes every second because a signal the kernel hands to one of the server's
+            # threads does not interrupt the main thread's wait; Python raises the
+            # KeyboardInterrupt once the main thread runs again.
+            idle = threading.Event()
+            while not idle.wait(timeout=1.0):
+                pass
         except KeyboardInterrupt:
             print("Stopped.", flush=True)
     return 0
