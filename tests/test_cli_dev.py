@@ -8,11 +8,12 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 
 import httpx
 import pytest
 
-from harness.cli.main import main
+from harness.cli.main import main, wait_for_ctrl_c
 from harness.project.paths import PROJECT_ROOT
 
 ONE_LINE_ERROR = re.compile(r"^pling-tutorial: error: [^\n]+\n$")
@@ -119,3 +120,35 @@ def test_cli_dev_defaults_serve_the_tutorial_port_in_its_default_locale() -> Non
 
     assert first_line.strip().endswith("at http://127.0.0.1:5255/?lang=zh")
     assert code == 0, rest
+
+
+def test_ctrl_c_delivered_to_another_thread_still_ends_the_dev_wait() -> None:
+    # The kernel may hand a process's SIGINT to any of its threads (the dev server has a
+    # few); the wait must end anyway, not hang until killed.
+    main_thread = threading.get_ident()
+    rescued = threading.Event()
+
+    def main_thread_is_waiting() -> bool:
+        frame = sys._current_frames().get(main_thread)
+        while frame is not None:
+            if frame.f_code is wait_for_ctrl_c.__code__:
+                return True
+            frame = frame.f_back
+        return False
+
+    def ctrl_c_from_a_server_like_thread() -> None:
+        poll = threading.Event()  # never set: wait() is the poll interval
+        while not main_thread_is_waiting():
+            poll.wait(0.001)
+        signal.pthread_kill(threading.get_ident(), signal.SIGINT)
+        # A wait that never wakes would hang the run: after 10 s, interrupt the main
+        # thread itself so the test ends, and fail it.
+        if not poll.wait(10) and main_thread_is_waiting():
+            rescued.set()
+            signal.pthread_kill(main_thread, signal.SIGINT)
+
+    with pytest.raises(KeyboardInterrupt):
+        threading.Thread(target=ctrl_c_from_a_server_like_thread, daemon=True).start()
+        wait_for_ctrl_c()
+
+    assert not rescued.is_set(), "the wait ignored a SIGINT handled by another thread"

@@ -95,16 +95,22 @@ def run_dev(args: argparse.Namespace) -> int:
             print(f"Serving {tutorial.short_id} ({tutorial.title.en}) at "
                   f"{server.page_url(locale)}", flush=True)
             print("Press Ctrl-C to stop.", flush=True)
-            # Nothing sets this event: the wait ends only with Ctrl-C (KeyboardInterrupt).
-            # It wakes every second because a signal the kernel hands to one of the server's
-            # threads does not interrupt the main thread's wait; Python raises the
-            # KeyboardInterrupt once the main thread runs again.
-            idle = threading.Event()
-            while not idle.wait(timeout=1.0):
-                pass
+            wait_for_ctrl_c()
         except KeyboardInterrupt:
             print("Stopped.", flush=True)
     return 0
+
+
+def wait_for_ctrl_c() -> None:
+    """Return never; end with KeyboardInterrupt at Ctrl-C.
+
+    Wakes every second: a SIGINT the kernel hands to one of the server's threads does not
+    interrupt the main thread's wait, and Python raises the KeyboardInterrupt only once the
+    main thread runs again.
+    """
+    idle = threading.Event()  # nothing sets it
+    while not idle.wait(timeout=1.0):
+        pass
 
 
 def port_number(text: str) -> int:
