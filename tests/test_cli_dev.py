@@ -147,8 +147,12 @@ def test_ctrl_c_delivered_to_another_thread_still_ends_the_dev_wait() -> None:
             rescued.set()
             signal.pthread_kill(main_thread, signal.SIGINT)
 
-    with pytest.raises(KeyboardInterrupt):
-        threading.Thread(target=ctrl_c_from_a_server_like_thread, daemon=True).start()
-        wait_for_ctrl_c()
+    before = signal.getsignal(signal.SIGINT)
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            threading.Thread(target=ctrl_c_from_a_server_like_thread, daemon=True).start()
+            wait_for_ctrl_c()
+    finally:
+        signal.signal(signal.SIGINT, before)
 
     assert not rescued.is_set(), "the wait ignored a SIGINT handled by another thread"

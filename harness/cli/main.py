@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import signal
 import sys
 import threading
 from collections.abc import Callable, Sequence
@@ -102,12 +103,15 @@ def run_dev(args: argparse.Namespace) -> int:
 
 
 def wait_for_ctrl_c() -> None:
-    """Return never; end with KeyboardInterrupt at Ctrl-C.
+    """Return never; end with KeyboardInterrupt at Ctrl-C (SIGINT).
 
+    SIGINT is handled even if this process started with it ignored, as a shell does for a
+    command it runs in the background (`pling-tutorial dev r-15 &`, then `kill -INT`).
     Wakes every second: a SIGINT the kernel hands to one of the server's threads does not
     interrupt the main thread's wait, and Python raises the KeyboardInterrupt only once the
     main thread runs again.
     """
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     idle = threading.Event()  # nothing sets it
     while not idle.wait(timeout=1.0):
         pass
