@@ -167,6 +167,25 @@ def test_external_target_whose_reset_leaves_another_state_is_reported_and_not_ch
         "state {'name': 'Northwind', 'archived': False, 'published': False}*"])
 
 
+def test_external_target_whose_state_carries_more_fields_is_checked_on_the_declared_ones(
+    pytester: pytest.Pytester,
+) -> None:
+    server = TutorialServer(tutorial="r-15", environ={})
+    inner = server.app
+
+    async def state_with_more(request: Request) -> Response:
+        state = json.loads(server.state.snapshot().model_dump_json())
+        return JSONResponse({**state, "id": "ws-1", "updatedAt": "2025-01-06T09:00:00Z"})
+
+    server.app = Starlette(routes=[Route("/api/workspace", state_with_more, methods=["GET"]),
+                                   Mount("/", app=inner)])
+    with server:
+        result = run_checks(pytester, APPROVED_ARCHIVE_CHECK, "--base-url", server.url)
+
+    result.assert_outcomes(passed=1)
+    assert server.state.snapshot().archived
+
+
 def test_external_check_needing_the_fixture_servers_provider_is_na_with_its_reason(
     pytester: pytest.Pytester, tmp_path: Path,
 ) -> None:
