@@ -32,6 +32,13 @@ call ids, test_hostile_model.py.)
   `data: null`, and a value JSON cannot carry (a BigInt, a cycle) is `RUN_FAILED`, never a
   success the model could not read. The check registers its action with `tool()`, as a page
   does.
+- An "always allow" is for the action it was given to: an id unregistered and registered
+  again as `danger` asks on every call, whatever was allowed under that id before.
+- A `RUN_FAILED` result names the action and says why: the error's message, a thrown text,
+  "the result could not be sent back" for a value JSON cannot carry, and "unknown error"
+  for a throw that carries no reason (a number, an object, an empty text or message);
+  never "42" or "[object Object]". A value `run` returns reaches the model as the JSON it
+  makes (a Date as its ISO text, undefined fields left out).
 - The registry keeps its books through `tool()`, `target()` and `activateScope()` as a page
   calls them: unregistering removes an action's `data-pling-target` mark and its tool and
   frees its id; a second registration of a taken action or target id is refused and the
@@ -52,7 +59,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import Page, expect
 
-from harness import Dock, ModelHandle, Testbed, Timeline, calling, guarantees, tool_call
+from harness import Dock, ModelHandle, Testbed, Timeline, Words, calling, guarantees, tool_call
 
 ACTION = "guarded_save"
 BUTTON = f"[data-testid='testbed-action-{ACTION}']"
@@ -349,6 +356,7 @@ REGISTER_RETURNING = """source => {
   window.plingTestbed.registry.tool(
     {id: "compute_total", desc: "Compute the total", kind: "read", run}, button);
 }"""
+RESULT_DESC = "Compute the total"
 UNREADABLE_RESULTS = [
     pytest.param("() => ({total: 10n})", id="bigint"),
     pytest.param("() => { const total = {}; total.self = total; return total; }", id="cycle"),
@@ -358,8 +366,8 @@ UNREADABLE_RESULTS = [
 @pytest.mark.guarantee("run-failure-reported")
 @pytest.mark.parametrize("run", UNREADABLE_RESULTS)
 def test_run_result_json_cannot_carry_is_run_failed_never_success(
-    testbed: Testbed, dock: Dock, timeline: Timeline, model: ModelHandle, locale: str,
-    run: str,
+    testbed: Testbed, dock: Dock, timeline: Timeline, model: ModelHandle, words: Words,
+    locale: str, run: str,
 ) -> None:
     testbed.page.evaluate(REGISTER_RETURNING, run)
     model.when_user(GO_AHEAD_PATTERN, RESULT_ACTION, {})
@@ -370,6 +378,63 @@ def test_run_result_json_cannot_carry_is_run_failed_never_success(
     guarantees.model_received(timeline, action=RESULT_ACTION, code="RUN_FAILED", since=start,
                               guarantee="run-failure-reported")
     expect(dock.messages("notice").last).to_have_attribute("data-code", "RUN_FAILED")
+    told_why(model, words.runtime("error.detail.notSerializable"))
+
+
+# Things a `run` may throw that carry no reason: the model is told the reason is unknown,
+# never "42", "[object Object]" or nothing at all.
+REASONLESS_THROWS = [
+    pytest.param("() => { throw 42; }", id="number"),
+    pytest.param("() => { throw {code: 7}; }", id="object"),
+    pytest.param("() => { throw ''; }", id="empty-string"),
+    pytest.param("() => { throw new Error(''); }", id="error-without-message"),
+]
+
+
+def told_why(model: ModelHandle, reason: str) -> None:
+    """The RUN_FAILED result the model got for RESULT_ACTION names it and gives `reason`."""
+    [result] = [r for r in model.tool_results() if r.action == RESULT_ACTION]
+    assert result.envelope is not None
+    message = str(result.envelope.get("message", ""))
+    assert RESULT_DESC in message and reason in message, (
+        f"the model was told {message!r}, which should name {RESULT_DESC!r} and give the "
+        f"reason {reason!r}")
+
+
+@pytest.mark.guarantee("run-failure-reported")
+@pytest.mark.parametrize("run", REASONLESS_THROWS)
+def test_run_failed_result_for_a_throw_without_a_reason_says_the_reason_is_unknown(
+    testbed: Testbed, dock: Dock, timeline: Timeline, model: ModelHandle, words: Words,
+    locale: str, run: str,
+) -> None:
+    testbed.page.evaluate(REGISTER_RETURNING, run)
+    model.when_user(GO_AHEAD_PATTERN, RESULT_ACTION, {})
+    start = timeline.mark()
+
+    dock.ask(GO_AHEAD[locale])
+
+    guarantees.model_received(timeline, action=RESULT_ACTION, code="RUN_FAILED", since=start,
+                              guarantee="run-failure-reported")
+    told_why(model, words.runtime("error.detail.unknown"))
+
+
+@pytest.mark.guarantee("run-result-reaches-the-model")
+def test_run_result_reaches_the_model_as_the_json_the_run_returned(
+    testbed: Testbed, dock: Dock, timeline: Timeline, model: ModelHandle, locale: str,
+) -> None:
+    # What JSON makes of it: a Date becomes its ISO text, an undefined field is left out.
+    testbed.page.evaluate(REGISTER_RETURNING, """() => ({
+      total: 10, items: ["a", "b"], at: new Date(Date.UTC(2025, 0, 6, 9)), gone: undefined})""")
+    model.when_user(GO_AHEAD_PATTERN, RESULT_ACTION, {})
+    start = timeline.mark()
+
+    dock.ask(GO_AHEAD[locale])
+
+    guarantees.model_received(timeline, action=RESULT_ACTION, code="OK", since=start,
+                              guarantee="run-result-reaches-the-model")
+    [result] = [r for r in model.tool_results() if r.action == RESULT_ACTION]
+    assert result.envelope == {"ok": True, "data": {
+        "total": 10, "items": ["a", "b"], "at": "2025-01-06T09:00:00.000Z"}}
 
 
 @pytest.mark.guarantee("run-result-reaches-the-model")
@@ -659,6 +724,36 @@ def test_unregistered_action_leaves_no_mark_and_its_id_can_be_registered_again(
     assert (books["marked"], books["unmarked"]) == (TIDY, None), books
     assert (books["again"], books["remarked"]) == (None, TIDY), books
     assert model.offered_tools()[TIDY].description == "Tidy up again"
+
+
+REGISTER_TIDY_AS_WRITE = "() => {" + HELPERS + """
+  window.unregisterTidy = registry.tool(
+    {id: "tidy_up", desc: "Tidy up", kind: "write", confirm: true, run: () => "tidied"},
+    button("Tidy up"));
+}"""
+REGISTER_TIDY_AGAIN_AS_DANGER = "() => {" + HELPERS + """
+  window.unregisterTidy();
+  registry.tool(
+    {id: "tidy_up", desc: "Tidy up", kind: "danger", run: () => "tidied"}, button("Tidy up"));
+}"""
+
+
+@pytest.mark.guarantee("ask-always-never-granted")
+def test_always_allow_given_before_an_action_was_registered_again_as_danger_does_not_carry(
+    testbed: Testbed, dock: Dock, timeline: Timeline, model: ModelHandle, locale: str,
+) -> None:
+    testbed.page.evaluate(REGISTER_TIDY_AS_WRITE)
+    model.when_user(GO_AHEAD_PATTERN, TIDY, {})
+    dock.ask(GO_AHEAD[locale])
+    dock.approve_always()
+    testbed.page.evaluate(REGISTER_TIDY_AGAIN_AS_DANGER)
+    again = timeline.mark()
+
+    dock.ask(GO_AHEAD[locale])
+
+    # The grant was for an `ask` action; the action now under that id asks on every call.
+    guarantees.prompted_for_every_call(timeline, action=TIDY, since=again)
+    guarantees.always_allow_never_offered(timeline, action=TIDY, since=again)
 
 
 @pytest.mark.guarantee("bad-declaration-refused")
