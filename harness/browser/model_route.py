@@ -30,7 +30,7 @@ from harness.server.bodies import (
 from harness.server.gateway import MAX_REQUEST_BYTES, locale_hint, say
 from harness.server.guard import is_json_content_type
 from harness.server.log import RecordKind, ServerLog
-from harness.server.model.provider import ProviderBadReply, ProviderError
+from harness.server.model.provider import ProviderError, usable_message
 from harness.server.model.scripted import ScriptedModel
 from harness.server.model.wire import AssistantMessage, ModelLocale, ModelRequest
 from harness.server.state import WorkspaceSnapshot
@@ -96,9 +96,7 @@ class ModelRoute:
                                 detail=rejected.message)
         asked = self._record("model.request", method, body=data, model_request=request)
         try:
-            message = self.model.respond(request).choices[0].message
-            if message.is_empty():
-                raise ProviderBadReply("the reply has neither content nor a tool call")
+            message = usable_message(self.model.respond(request))
         except ProviderError as fault:
             return self._refuse(method, fault.status, fault.code, request.locale, body=data,
                                 detail=str(fault), model_request=request, answers=asked)

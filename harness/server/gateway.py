@@ -19,7 +19,7 @@ from harness.server.bodies import (
 )
 from harness.server.guard import Refusal
 from harness.server.log import RecordKind, ServerLog
-from harness.server.model.provider import ModelProvider, ProviderBadReply, ProviderError
+from harness.server.model.provider import ModelProvider, ProviderError, usable_message
 from harness.server.model.wire import AssistantMessage, ModelLocale, ModelRequest
 from harness.server.state import WorkspaceState
 
@@ -108,10 +108,7 @@ class Gateway:
         locale = model_request.locale
         asked = self._record("model.request", request, body=data, model_request=model_request)
         try:
-            completion = await self.provider.complete(model_request)
-            message = completion.choices[0].message
-            if message.is_empty():
-                raise ProviderBadReply("the reply has neither content nor a tool call")
+            message = usable_message(await self.provider.complete(model_request))
         except ProviderError as fault:
             return self._refuse(request, fault.status, fault.code, locale, body=data,
                                 detail=str(fault), model_request=model_request, answers=asked)

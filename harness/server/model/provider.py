@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Protocol
 
-from harness.server.model.wire import ChatCompletion, ModelRequest
+from harness.server.model.wire import AssistantMessage, ChatCompletion, ModelRequest
 
 
 class ProviderError(Exception):
@@ -35,3 +35,13 @@ class ModelProvider(Protocol):
     async def complete(self, request: ModelRequest) -> ChatCompletion:
         """Answer the request, or raise a ProviderError subclass."""
         ...
+
+
+def usable_message(completion: ChatCompletion) -> AssistantMessage:
+    """The message a page is sent from a provider's completion; a reply with neither text nor
+    a tool call is a ProviderBadReply. One rule for the fixture server's gateway and for the
+    browser's model route (external mode), so a fault in it shows in both."""
+    message = completion.choices[0].message
+    if message.is_empty():
+        raise ProviderBadReply("the reply has neither content nor a tool call")
+    return message
