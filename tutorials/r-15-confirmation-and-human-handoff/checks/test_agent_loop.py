@@ -238,6 +238,54 @@ def test_new_conversation_during_a_handoff_ends_it_and_nothing_runs_from_it(
     expect(dock.messages()).to_have_count(0)
 
 
+@pytest.mark.guarantee(NEW_CONVERSATION)
+def test_new_conversation_while_the_model_is_asked_leaves_the_new_conversation_empty(
+    tutorial_page: Page, dock: Dock, timeline: Timeline, say: Say,
+) -> None:
+    held = HeldRequests(tutorial_page, "/api/model")
+    held.start(lambda: send(dock, say("status")))
+
+    # The abandoned turn's model request is cancelled; its failure is nobody's error.
+    with tutorial_page.expect_event("requestfailed"):
+        dock.new_conversation()
+    tutorial_page.evaluate("0")  # one task later: whatever the cancelled turn did is on screen
+
+    expect(dock.messages()).to_have_count(0)
+    expect(dock.busy).to_have_count(0)
+    tutorial_page.unroute("**/api/model")
+    fresh = timeline.mark()
+    dock.ask(say("status"))
+    guarantees.model_received(timeline, action=READ, code="OK", since=fresh,
+                              guarantee=NEW_CONVERSATION)
+    expect(dock.messages("error")).to_have_count(0)
+
+
+@pytest.mark.guarantee(NEW_CONVERSATION)
+def test_new_conversation_while_a_run_waits_for_the_server_leaves_the_next_turn_whole(
+    tutorial_page: Page, save_held: HeldRequests, dock: Dock, timeline: Timeline, say: Say,
+) -> None:
+    save_held.start(dock.approve_button.click)
+    dock.new_conversation()
+    # The next turn is under way (its model request held) when the abandoned run's server
+    # answer arrives and that turn ends: its ending must not end the turn after it.
+    fresh = timeline.mark()
+    asked = HeldRequests(tutorial_page, "/api/model")
+    asked.start(lambda: send(dock, say("status")))
+    save_held.release()
+    expect(tutorial_page.get_by_test_id("workspace-name-display")).to_have_text(NEW_NAME)
+    tutorial_page.evaluate("0")  # one task later: the abandoned turn has ended
+    tutorial_page.unroute("**/api/model")
+    asked.release()
+    dock.wait_until_settled()
+
+    guarantees.model_received(timeline, action=READ, code="OK", since=fresh,
+                              guarantee=NEW_CONVERSATION)
+    expect(dock.messages("assistant")).to_have_count(1)
+    # A success is no notice; and the abandoned save's result reached no model request.
+    expect(dock.messages("notice")).to_have_count(0)
+    assert "call_save" not in [r.call_id for r in timeline.tool_results(fresh)]
+
+
 # ---- a run's success only after its business answer --------------------------------------
 
 

@@ -84,7 +84,7 @@ FAULT_CASES = [
 @pytest.mark.parametrize(("fault", "gateway_timeout"), FAULT_CASES)
 def test_provider_fault_shows_a_localised_error_runs_nothing_and_the_next_request_works(
     tutorial_page: Page, dock: Dock, timeline: Timeline, fake_upstream: FakeUpstream,
-    say: Say, fault: str,
+    say: Say, words: Words, fault: str,
 ) -> None:
     behaviour, status, code = FAULTS[fault]
     release = threading.Event()
@@ -94,10 +94,13 @@ def test_provider_fault_shows_a_localised_error_runs_nothing_and_the_next_reques
     try:
         dock.ask(say("archive"))
 
-        # Its wording is the page's; its language is checked by the bilingual checks.
+        # Its wording is the page's (its language is checked by the bilingual checks); it
+        # must say what went wrong: a timeout is not "could not answer (MODEL_TIMEOUT)".
         error = dock.messages("error")
         expect(error).to_have_text([NOT_BLANK])
         expect(error).to_have_attribute("data-code", code)
+        problems = words.meaning_problems(error.inner_text(), code)
+        assert not problems, f"the {code} error {error.inner_text()!r} {'; '.join(problems)}"
     finally:
         release.set()  # let a stalled upstream go, whatever happened above
     refused = timeline.server_records(before, kind="model.error")
@@ -164,3 +167,48 @@ def test_business_failure_after_approval_is_reported_run_failed_never_success(
     guarantees.no_success_claim(
         timeline, guarantee="run-failure-reported",
         success_phrases=ModelHandle(fake_upstream.fallback).success_phrases(SAVE, locale))
+
+
+# The page's own model request failing before any server answers it (the network), and a
+# gateway answering a code the dock has no words for: each is an error saying so, nothing runs.
+MODEL_PATH = "**/api/model"
+UNKNOWN_CODE = "MAINTENANCE"
+
+
+def route_failures(page: Page, failure: str) -> None:
+    if failure == "network":
+        page.route(MODEL_PATH, lambda route: route.abort("connectionrefused"))
+    else:
+        page.route(MODEL_PATH, lambda route: route.fulfill(status=503, json={
+            "ok": False, "code": UNKNOWN_CODE, "message": "down for maintenance"}))
+
+
+@pytest.mark.guarantee("gateway-faults")
+@pytest.mark.parametrize("failure", ["network", "unknown-code"])
+def test_model_request_failing_before_the_gateway_answers_shows_what_went_wrong(
+    tutorial_page: Page, dock: Dock, timeline: Timeline, say: Say, words: Words, failure: str,
+) -> None:
+    route_failures(tutorial_page, failure)
+    before = timeline.mark()
+
+    dock.ask(say("archive"))
+
+    error = dock.messages("error")
+    if failure == "network":
+        expect(error).to_have_attribute("data-code", "NETWORK")
+        problems = words.meaning_problems(error.inner_text(), "NETWORK")
+        assert not problems, f"the NETWORK error {error.inner_text()!r} {'; '.join(problems)}"
+    else:
+        # No words of its own for this code: the generic error, naming it.
+        expect(error).to_have_attribute("data-code", UNKNOWN_CODE)
+        expect(error).to_contain_text(UNKNOWN_CODE)
+        expect(error).not_to_have_text(f"({UNKNOWN_CODE})")  # more than the bare code
+    assert len(timeline.page_model_requests(before)) == 1  # not retried
+    guarantees.no_business_request(timeline, since=before, guarantee="gateway-faults")
+
+    tutorial_page.unroute(MODEL_PATH)
+    after = timeline.mark()
+    dock.ask(say("status"))
+    guarantees.model_received(timeline, action=READ, code="OK", since=after,
+                              guarantee="gateway-faults")
+    expect(dock.messages("error")).to_have_count(1)

@@ -435,6 +435,7 @@ def test_run_result_reaches_the_model_as_the_json_the_run_returned(
     [result] = [r for r in model.tool_results() if r.action == RESULT_ACTION]
     assert result.envelope == {"ok": True, "data": {
         "total": 10, "items": ["a", "b"], "at": "2025-01-06T09:00:00.000Z"}}
+    expect(dock.messages("notice")).to_have_count(0)  # a success is no notice
 
 
 @pytest.mark.guarantee("run-result-reaches-the-model")
