@@ -357,17 +357,27 @@ REGISTER_RETURNING = """source => {
     {id: "compute_total", desc: "Compute the total", kind: "read", run}, button);
 }"""
 RESULT_DESC = "Compute the total"
-UNREADABLE_RESULTS = [
-    pytest.param("() => ({total: 10n})", id="bigint"),
-    pytest.param("() => { const total = {}; total.self = total; return total; }", id="cycle"),
+# What a `run` may return or throw that gives the model no reason of its own, and the reason
+# the model is told instead: a value JSON cannot carry "could not be sent back"; a throw that
+# carries no reason (a number, an object, an empty text or message) an unknown error, never
+# "42", "[object Object]" or nothing at all.
+REASONLESS_FAILURES = [
+    pytest.param("() => ({total: 10n})", "error.detail.notSerializable", id="bigint"),
+    pytest.param("() => { const total = {}; total.self = total; return total; }",
+                 "error.detail.notSerializable", id="cycle"),
+    pytest.param("() => { throw 42; }", "error.detail.unknown", id="number"),
+    pytest.param("() => { throw {code: 7}; }", "error.detail.unknown", id="object"),
+    pytest.param("() => { throw ''; }", "error.detail.unknown", id="empty-string"),
+    pytest.param("() => { throw new Error(''); }", "error.detail.unknown",
+                 id="error-without-message"),
 ]
 
 
 @pytest.mark.guarantee("run-failure-reported")
-@pytest.mark.parametrize("run", UNREADABLE_RESULTS)
-def test_run_result_json_cannot_carry_is_run_failed_never_success(
+@pytest.mark.parametrize(("run", "reason_key"), REASONLESS_FAILURES)
+def test_run_failing_without_a_reason_of_its_own_is_run_failed_naming_the_action_and_why(
     testbed: Testbed, dock: Dock, timeline: Timeline, model: ModelHandle, words: Words,
-    locale: str, run: str,
+    locale: str, run: str, reason_key: str,
 ) -> None:
     testbed.page.evaluate(REGISTER_RETURNING, run)
     model.when_user(GO_AHEAD_PATTERN, RESULT_ACTION, {})
@@ -378,44 +388,13 @@ def test_run_result_json_cannot_carry_is_run_failed_never_success(
     guarantees.model_received(timeline, action=RESULT_ACTION, code="RUN_FAILED", since=start,
                               guarantee="run-failure-reported")
     expect(dock.messages("notice").last).to_have_attribute("data-code", "RUN_FAILED")
-    told_why(model, words.runtime("error.detail.notSerializable"))
-
-
-# Things a `run` may throw that carry no reason: the model is told the reason is unknown,
-# never "42", "[object Object]" or nothing at all.
-REASONLESS_THROWS = [
-    pytest.param("() => { throw 42; }", id="number"),
-    pytest.param("() => { throw {code: 7}; }", id="object"),
-    pytest.param("() => { throw ''; }", id="empty-string"),
-    pytest.param("() => { throw new Error(''); }", id="error-without-message"),
-]
-
-
-def told_why(model: ModelHandle, reason: str) -> None:
-    """The RUN_FAILED result the model got for RESULT_ACTION names it and gives `reason`."""
     [result] = [r for r in model.tool_results() if r.action == RESULT_ACTION]
     assert result.envelope is not None
     message = str(result.envelope.get("message", ""))
+    reason = words.runtime(reason_key)
     assert RESULT_DESC in message and reason in message, (
         f"the model was told {message!r}, which should name {RESULT_DESC!r} and give the "
         f"reason {reason!r}")
-
-
-@pytest.mark.guarantee("run-failure-reported")
-@pytest.mark.parametrize("run", REASONLESS_THROWS)
-def test_run_failed_result_for_a_throw_without_a_reason_says_the_reason_is_unknown(
-    testbed: Testbed, dock: Dock, timeline: Timeline, model: ModelHandle, words: Words,
-    locale: str, run: str,
-) -> None:
-    testbed.page.evaluate(REGISTER_RETURNING, run)
-    model.when_user(GO_AHEAD_PATTERN, RESULT_ACTION, {})
-    start = timeline.mark()
-
-    dock.ask(GO_AHEAD[locale])
-
-    guarantees.model_received(timeline, action=RESULT_ACTION, code="RUN_FAILED", since=start,
-                              guarantee="run-failure-reported")
-    told_why(model, words.runtime("error.detail.unknown"))
 
 
 @pytest.mark.guarantee("run-result-reaches-the-model")
