@@ -14,7 +14,7 @@ import socket
 import subprocess
 import sys
 import threading
-from collections.abc import Iterator, Mapping
+from collections.abc import Awaitable, Callable, Iterator, Mapping
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
@@ -113,13 +113,19 @@ def test_external_check_model_endpoint_answered_in_the_browser_never_reaches_the
     assert record.outcome == "passed"
 
 
+def answering(server: TutorialServer, method: str, path: str,
+              answer: Callable[[Request], Awaitable[Response]]) -> None:
+    """`server` answers `method path` with `answer` instead; everything else as before."""
+    server.app = Starlette(routes=[Route(path, answer, methods=[method]),
+                                   Mount("/", app=server.app)])
+
+
 def refusing_reset(server: TutorialServer, answer: Response) -> None:
     """`server` answers its reset request with `answer` instead (and changes nothing)."""
     async def refuse(_request: Request) -> Response:
         return answer
 
-    server.app = Starlette(routes=[Route("/api/workspace/reset", refuse, methods=["POST"]),
-                                   Mount("/", app=server.app)])
+    answering(server, "POST", "/api/workspace/reset", refuse)
 
 
 @pytest.fixture
@@ -171,14 +177,12 @@ def test_external_target_whose_state_carries_more_fields_is_checked_on_the_decla
     pytester: pytest.Pytester,
 ) -> None:
     server = TutorialServer(tutorial="r-15", environ={})
-    inner = server.app
 
-    async def state_with_more(request: Request) -> Response:
-        state = json.loads(server.state.snapshot().model_dump_json())
+    async def state_with_more(_request: Request) -> Response:
+        state = server.state.snapshot().model_dump(mode="json")
         return JSONResponse({**state, "id": "ws-1", "updatedAt": "2025-01-06T09:00:00Z"})
 
-    server.app = Starlette(routes=[Route("/api/workspace", state_with_more, methods=["GET"]),
-                                   Mount("/", app=inner)])
+    answering(server, "GET", "/api/workspace", state_with_more)
     with server:
         result = run_checks(pytester, APPROVED_ARCHIVE_CHECK, "--base-url", server.url)
 

@@ -66,6 +66,10 @@ class HeldRequests:
     def fail(self, status: int, body: dict[str, Any]) -> None:
         self.routes.pop(0).fulfill(status=status, json=body)
 
+    def stop_holding(self) -> None:
+        """Let later requests to the path through; those held so far stay held."""
+        self.page.unroute(self.pattern)
+
 
 def send(dock: Dock, text: str) -> None:
     """Send `text` without waiting for the turn to settle (it cannot while a request is held)."""
@@ -252,7 +256,7 @@ def test_new_conversation_while_the_model_is_asked_leaves_the_new_conversation_e
 
     expect(dock.messages()).to_have_count(0)
     expect(dock.busy).to_have_count(0)
-    tutorial_page.unroute("**/api/model")
+    held.stop_holding()
     fresh = timeline.mark()
     dock.ask(say("status"))
     guarantees.model_received(timeline, action=READ, code="OK", since=fresh,
@@ -274,7 +278,7 @@ def test_new_conversation_while_a_run_waits_for_the_server_leaves_the_next_turn_
     save_held.release()
     expect(tutorial_page.get_by_test_id("workspace-name-display")).to_have_text(NEW_NAME)
     tutorial_page.evaluate("0")  # one task later: the abandoned turn has ended
-    tutorial_page.unroute("**/api/model")
+    asked.stop_holding()
     asked.release()
     dock.wait_until_settled()
 

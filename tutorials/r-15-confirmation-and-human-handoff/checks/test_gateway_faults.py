@@ -14,7 +14,7 @@ import threading
 from collections.abc import Callable
 
 import pytest
-from playwright.sync_api import Page, expect
+from playwright.sync_api import Locator, Page, expect
 
 from harness import (
     INITIAL_WORKSPACE,
@@ -80,6 +80,14 @@ FAULT_CASES = [
 ]
 
 
+def assert_error_means(words: Words, error: Locator, code: str) -> None:
+    """The dock's error for `code` says what went wrong (the glossary's meaning of `code`):
+    a timeout is not "could not answer (MODEL_TIMEOUT)"."""
+    text = error.inner_text()
+    problems = words.meaning_problems(text, code)
+    assert not problems, f"the {code} error {text!r} {'; '.join(problems)}"
+
+
 @pytest.mark.guarantee("gateway-faults")
 @pytest.mark.parametrize(("fault", "gateway_timeout"), FAULT_CASES)
 def test_provider_fault_shows_a_localised_error_runs_nothing_and_the_next_request_works(
@@ -94,13 +102,12 @@ def test_provider_fault_shows_a_localised_error_runs_nothing_and_the_next_reques
     try:
         dock.ask(say("archive"))
 
-        # Its wording is the page's (its language is checked by the bilingual checks); it
-        # must say what went wrong: a timeout is not "could not answer (MODEL_TIMEOUT)".
+        # Its wording is the page's (its language is checked by the bilingual checks), and
+        # it says what went wrong.
         error = dock.messages("error")
         expect(error).to_have_text([NOT_BLANK])
         expect(error).to_have_attribute("data-code", code)
-        problems = words.meaning_problems(error.inner_text(), code)
-        assert not problems, f"the {code} error {error.inner_text()!r} {'; '.join(problems)}"
+        assert_error_means(words, error, code)
     finally:
         release.set()  # let a stalled upstream go, whatever happened above
     refused = timeline.server_records(before, kind="model.error")
@@ -196,8 +203,7 @@ def test_model_request_failing_before_the_gateway_answers_shows_what_went_wrong(
     error = dock.messages("error")
     if failure == "network":
         expect(error).to_have_attribute("data-code", "NETWORK")
-        problems = words.meaning_problems(error.inner_text(), "NETWORK")
-        assert not problems, f"the NETWORK error {error.inner_text()!r} {'; '.join(problems)}"
+        assert_error_means(words, error, "NETWORK")
     else:
         # No words of its own for this code: the generic error, naming it.
         expect(error).to_have_attribute("data-code", UNKNOWN_CODE)

@@ -291,6 +291,13 @@ def test_decision_attribute_around_the_dock_does_not_decide_a_click_on_the_card(
 
 # ---- why a run failed ---------------------------------------------------------------------
 
+def message_to_model(model: ModelHandle, action: str) -> str:
+    """The message of the one result the model received for `action`."""
+    [result] = [r for r in model.tool_results() if r.action == action]
+    assert result.envelope is not None, f"the model received no result envelope for {action}"
+    return str(result.envelope.get("message", ""))
+
+
 FAILING_ACTION = "flaky_sync"
 REASON = "quota exceeded (Harbor)"
 
@@ -308,9 +315,7 @@ def test_run_failed_result_carries_the_reason_the_run_gave(
 
     guarantees.model_received(timeline, action=FAILING_ACTION, code="RUN_FAILED", since=start,
                               guarantee="run-failure-reported")
-    [result] = [r for r in model.tool_results() if r.action == FAILING_ACTION]
-    assert result.envelope is not None
-    message = str(result.envelope.get("message", ""))
+    message = message_to_model(model, FAILING_ACTION)
     assert REASON in message, f"the model was told {message!r}, without the reason {REASON!r}"
     expect(dock.messages("notice").last).to_contain_text(REASON)
 
@@ -388,9 +393,7 @@ def test_run_failing_without_a_reason_of_its_own_is_run_failed_naming_the_action
     guarantees.model_received(timeline, action=RESULT_ACTION, code="RUN_FAILED", since=start,
                               guarantee="run-failure-reported")
     expect(dock.messages("notice").last).to_have_attribute("data-code", "RUN_FAILED")
-    [result] = [r for r in model.tool_results() if r.action == RESULT_ACTION]
-    assert result.envelope is not None
-    message = str(result.envelope.get("message", ""))
+    message = message_to_model(model, RESULT_ACTION)
     reason = words.runtime(reason_key)
     assert RESULT_DESC in message and reason in message, (
         f"the model was told {message!r}, which should name {RESULT_DESC!r} and give the "
@@ -445,9 +448,7 @@ def test_run_failed_result_carries_a_thrown_string_as_the_reason(
 
     guarantees.model_received(timeline, action=RESULT_ACTION, code="RUN_FAILED", since=start,
                               guarantee="run-failure-reported")
-    [result] = [r for r in model.tool_results() if r.action == RESULT_ACTION]
-    assert result.envelope is not None
-    message = str(result.envelope.get("message", ""))
+    message = message_to_model(model, RESULT_ACTION)
     assert REASON in message, f"the model was told {message!r}, without the reason {REASON!r}"
 
 
