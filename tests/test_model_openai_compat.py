@@ -17,7 +17,11 @@ from harness.server.model.openai_compat import OpenAICompatibleProvider
 from harness.server.runner import TutorialServer
 
 KEY = "sk-test-4f2b9c-secret"
-TIMEOUT_SECONDS = 0.5
+# The provider's timeout towards the upstream. Generous, so a healthy local answer is never
+# cut off on a loaded machine (0.5 s was: the request had not even arrived); only the check
+# of a stalled upstream uses the short one, to end quickly.
+TIMEOUT_SECONDS = 30.0
+STALLED_TIMEOUT_SECONDS = 0.5
 TOOLS = [{"type": "function", "function": {
     "name": "archive_workspace", "description": "Archive the workspace",
     "parameters": {"type": "object", "properties": {}, "additionalProperties": False}}}]
@@ -102,9 +106,16 @@ def upstream() -> Iterator[Upstream]:
 
 
 @pytest.fixture
-def gateway(upstream: Upstream) -> Iterator[tuple[TutorialServer, httpx.Client]]:
+def provider_timeout() -> float:
+    """Seconds the provider waits for the upstream; a check may parametrize its own."""
+    return TIMEOUT_SECONDS
+
+
+@pytest.fixture
+def gateway(upstream: Upstream,
+            provider_timeout: float) -> Iterator[tuple[TutorialServer, httpx.Client]]:
     provider = OpenAICompatibleProvider(base_url=upstream.url, api_key=KEY, model="gpt-test",
-                                        timeout=TIMEOUT_SECONDS)
+                                        timeout=provider_timeout)
     with TutorialServer(tutorial="r-15", provider=provider) as server, \
             httpx.Client(base_url=server.url) as client:
         yield server, client
@@ -157,14 +168,14 @@ def test_openai_provider_arguments_not_json_are_passed_through_untouched(
 
 
 @pytest.mark.parametrize(
-    ("mode", "status", "code"),
+    ("mode", "status", "code", "provider_timeout"),
     [
-        ("error", 502, "MODEL_UNAVAILABLE"),
-        ("unauthorized", 502, "MODEL_UNAVAILABLE"),
-        ("malformed", 502, "MODEL_UNAVAILABLE"),
-        ("not_completion", 502, "MODEL_UNAVAILABLE"),
-        ("close", 502, "MODEL_UNAVAILABLE"),
-        ("slow", 504, "MODEL_TIMEOUT"),
+        ("error", 502, "MODEL_UNAVAILABLE", TIMEOUT_SECONDS),
+        ("unauthorized", 502, "MODEL_UNAVAILABLE", TIMEOUT_SECONDS),
+        ("malformed", 502, "MODEL_UNAVAILABLE", TIMEOUT_SECONDS),
+        ("not_completion", 502, "MODEL_UNAVAILABLE", TIMEOUT_SECONDS),
+        ("close", 502, "MODEL_UNAVAILABLE", TIMEOUT_SECONDS),
+        ("slow", 504, "MODEL_TIMEOUT", STALLED_TIMEOUT_SECONDS),
     ],
 )
 def test_openai_provider_fault_answers_gateway_error_without_the_key(
