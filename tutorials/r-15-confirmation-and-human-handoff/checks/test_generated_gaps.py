@@ -235,6 +235,61 @@ def test_declaration_the_runtime_cannot_honour_never_becomes_a_callable_action(
     assert testbed.calls() == []
 
 
+# Page script: `tool()` called the way a page calls it, with declarations the testbed's own
+# `declare()` cannot write (not an object, `run` not a function, both or neither of `run` and
+# `handoff`, a handoff missing a part); returns each one's refusal (null: registered).
+REGISTER_RAW_SHAPES = """() => {
+  const registry = window.plingTestbed.registry;
+  const run = () => "done";
+  const step = {target: "raw_target", text: "Do it."};
+  const handoff = {reason: "Only you can.", steps: [step], expect: {check: () => true}};
+  const base = (n) => ({id: `bad_raw_${n}`, desc: "Bad declaration", kind: "write"});
+  const shapes = {
+    "not-an-object": null,
+    "a-text": "bad_raw_text",
+    "id-not-a-text": {...base(0), id: 7, run},
+    "id-empty": {...base(0), id: "", run},
+    "desc-not-a-text": {...base(1), desc: 5, run},
+    "scope-not-a-text": {...base(2), scope: 5, run},
+    "run-not-a-function": {...base(3), run: "done"},
+    "run-and-handoff": {...base(4), run, handoff},
+    "neither-run-nor-handoff": base(5),
+    "handoff-not-an-object": {...base(6), handoff: "later"},
+    "handoff-null": {...base(7), handoff: null},
+    "handoff-reason-missing": {...base(8), handoff: {...handoff, reason: undefined}},
+    "handoff-steps-not-a-list": {...base(9), handoff: {...handoff, steps: "Do it."}},
+    "handoff-steps-empty": {...base(10), handoff: {...handoff, steps: []}},
+    "handoff-step-without-target": {...base(11), handoff: {...handoff, steps: [{text: "Do it."}]}},
+    "handoff-step-text-not-a-text": {...base(12), handoff: {...handoff, steps: [{...step, text: 5}]}},
+    "handoff-expect-missing": {...base(13), handoff: {...handoff, expect: undefined}},
+    "handoff-check-not-a-function": {...base(14), handoff: {...handoff, expect: {check: true}}},
+    "handoff-timeout-infinite": {...base(15), handoff: {...handoff, timeout: Infinity}},
+    "handoff-timeout-not-a-number": {...base(16), handoff: {...handoff, timeout: NaN}},
+  };
+  const refusals = {};
+  for (const [name, shape] of Object.entries(shapes)) {
+    try { registry.tool(shape); refusals[name] = null; }
+    catch (error) { refusals[name] = String(error); }
+  }
+  return refusals;
+}"""
+RAW_SHAPE_IDS = [f"bad_raw_{n}" for n in range(17)] + ["bad_raw_text"]
+
+
+@pytest.mark.guarantee("bad-declaration-refused")
+def test_declaration_of_a_shape_the_runtime_cannot_run_is_refused(
+    testbed: Testbed, dock: Dock, model: ModelHandle, locale: str,
+) -> None:
+    refusals = testbed.page.evaluate(REGISTER_RAW_SHAPES)
+
+    dock.ask(GO_AHEAD[locale])
+
+    accepted = [name for name, refusal in refusals.items() if refusal is None]
+    assert not accepted, f"tool() registered declarations it cannot run: {accepted}"
+    offered = [action for action in RAW_SHAPE_IDS if action in model.offered_tools()]
+    assert not offered, f"the model was offered refused actions: {offered}"
+
+
 # ---- decisions: only the card's own buttons, only the values the executor knows -----------
 
 FORGED_VALUES = [pytest.param("yes", id="yes"), pytest.param("", id="empty"),
