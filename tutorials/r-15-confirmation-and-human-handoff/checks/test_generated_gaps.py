@@ -48,7 +48,10 @@ call ids, test_hostile_model.py.)
 - A declaration the runtime cannot honour as written (a kind or confirm value it does not
   know, an empty description, a schema keyword it does not enforce, a handoff it could not
   run) is refused when the page registers it, so it never becomes an action the model can
-  call: a typo such as `kind: "Danger"` must not turn into an action that runs unasked.
+  call: a typo such as `kind: "Danger"` must not turn into an action that runs unasked. So
+  is one of a shape it cannot run: not an object, a `run` that is not a function, both or
+  neither of `run` and `handoff`, a handoff without its reason, steps or `expect.check()`,
+  or with a timeout that is infinite or not a number.
 """
 
 from __future__ import annotations
