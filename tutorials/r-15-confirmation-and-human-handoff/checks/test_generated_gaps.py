@@ -263,7 +263,8 @@ REGISTER_RAW_SHAPES = """() => {
     "handoff-steps-not-a-list": {...base(9), handoff: {...handoff, steps: "Do it."}},
     "handoff-steps-empty": {...base(10), handoff: {...handoff, steps: []}},
     "handoff-step-without-target": {...base(11), handoff: {...handoff, steps: [{text: "Do it."}]}},
-    "handoff-step-text-not-a-text": {...base(12), handoff: {...handoff, steps: [{...step, text: 5}]}},
+    "handoff-step-text-not-a-text":
+      {...base(12), handoff: {...handoff, steps: [{...step, text: 5}]}},
     "handoff-expect-missing": {...base(13), handoff: {...handoff, expect: undefined}},
     "handoff-check-not-a-function": {...base(14), handoff: {...handoff, expect: {check: true}}},
     "handoff-timeout-infinite": {...base(15), handoff: {...handoff, timeout: Infinity}},
@@ -383,7 +384,12 @@ def test_run_failed_result_carries_the_reason_the_run_gave(
 HANDOFF_ACTION = "sign_off"
 STEP_INPUT = f"[data-testid='testbed-input-{HANDOFF_ACTION}']"
 CLICKED_TYPES = [pytest.param(kind, id=kind)
-                 for kind in ("button", "submit", "reset", "image", "color", "file")]
+                 for kind in ("button", "submit", "reset", "image", "color", "file", "checkbox",
+                              "radio", "range")]
+# The value each clicked input gets: a label for the buttons; none for a checkbox or radio
+# (so only the click, not an input event with a value, can move the step); a range keeps
+# its default, which a click in its middle leaves as it is.
+CLICKED_VALUES = {"checkbox": "", "radio": "", "file": None, "range": None}
 
 
 @pytest.mark.guarantee("handoff-guidance")
@@ -395,8 +401,11 @@ def test_handoff_step_on_a_clicked_input_advances_when_it_is_clicked(
         "id": HANDOFF_ACTION, "desc": "Sign off", "kind": "write", "handoff": True})
     # The step's target becomes an input the user clicks (its value is the button's label).
     testbed.page.evaluate(
-        f"() => {{ const input = document.querySelector(\"{STEP_INPUT}\");"
-        f" input.type = '{input_type}'; if (input.type !== 'file') input.value = 'OK'; }}")
+        """([selector, type, value]) => {
+          const input = document.querySelector(selector);
+          input.type = type;
+          if (value !== null) input.value = value;
+        }""", [STEP_INPUT, input_type, CLICKED_VALUES.get(input_type, "OK")])
     model.when_user(GO_AHEAD_PATTERN, HANDOFF_ACTION, {})
     dock.ask(GO_AHEAD[locale])
     expect(dock.handoff_current_step).to_have_attribute("data-index", "0")
@@ -559,6 +568,12 @@ PAGE_CHANGES = [
     pytest.param("note => note.setAttribute('data-state', 'signed')", id="attribute"),
     pytest.param("note => { note.firstChild.data = 'signed'; }", id="text"),
     pytest.param("note => note.append(document.createElement('span'))", id="child"),
+    # The text node leaves the document: a change whose only node has no parent any more.
+    pytest.param("note => note.firstChild.remove()", id="text-removed"),
+    # In the same moment the runtime redraws its own panel (the step moves on).
+    pytest.param("note => { note.setAttribute('data-state', 'signed');"
+                 " document.querySelector(\"[data-testid='pling-handoff-next']\").click(); }",
+                 id="beside-the-runtimes-own"),
 ]
 
 
@@ -605,8 +620,8 @@ def test_handoff_check_is_rerun_when_the_page_changes(
 
 GUIDED_ACTION = "file_report"
 # Page script: a five-step handoff over a pre-filled textarea, a button whose own click
-# handler stops propagation, a select, an editable paragraph and the action's own button,
-# registered as a page does.
+# handler stops propagation (as the textarea's input handler does), a select, an editable
+# paragraph and the action's own button, registered as a page does.
 REGISTER_FIVE_STEP_HANDOFF = """() => {
   const area = document.querySelector("[data-testid='testbed-actions']");
   const make = (tag, testid) => {
@@ -617,6 +632,7 @@ REGISTER_FIVE_STEP_HANDOFF = """() => {
   };
   const notes = make("textarea", "gap-notes");
   notes.value = "draft";
+  notes.addEventListener("input", (event) => event.stopPropagation());
   const confirm = make("button", "gap-confirm");
   confirm.textContent = "Confirm";
   confirm.addEventListener("click", (event) => event.stopPropagation());
@@ -679,6 +695,143 @@ def test_handoff_steps_advance_on_each_kind_of_target_and_never_move_back(
     by_id("gap-notes").press_sequentially("!")  # an earlier step's target: the step stays
     expect(step).to_have_attribute("data-index", "4")
     expect(dock.highlight(GUIDED_ACTION)).to_have_count(1)
+
+    by_id("gap-submit").click()  # the last step's own target; the check still says "not done"
+    expect(step).to_have_attribute("data-index", "4")
+    expect(dock.highlight(GUIDED_ACTION)).to_have_count(1)
+
+
+# Page script: a two-step handoff whose first step points at an element made from `tag`
+# (an editable one when `editable`), its second at the action's own button; the check never
+# passes, so the handoff stays open.
+REGISTER_HANDOFF_ON_ELEMENT = """([tag, editable]) => {
+  const area = document.querySelector("[data-testid='testbed-actions']");
+  const holder = tag === "li" ? document.createElement("ul") : area;
+  const element = document.createElement(tag);
+  element.setAttribute("data-testid", "gap-element");
+  element.textContent = editable ? "" : "Acknowledge";
+  if (tag === "a") element.href = "#acknowledged";
+  if (editable) element.contentEditable = "true";
+  holder.append(element);
+  if (holder !== area) area.append(holder);
+  const button = document.createElement("button");
+  button.textContent = "Acknowledge";
+  area.append(button);
+  const registry = window.plingTestbed.registry;
+  registry.target("gap_element", element);
+  registry.tool({id: "acknowledge", desc: "Acknowledge", kind: "write", handoff: {
+    reason: "Only you can acknowledge it.",
+    steps: [{target: "gap_element", text: "Look at it."},
+            {target: "acknowledge", text: "Acknowledge."}],
+    expect: {check: () => false},
+  }}, button);
+}"""
+ELEMENT_ACTION = "acknowledge"
+# Targets that are neither fields nor buttons: a link and a plain element advance on a click;
+# an editable list item (whose `value` is a number, not text) once it has text.
+OTHER_TARGETS = [pytest.param("a", False, id="link"), pytest.param("div", False, id="div"),
+                 pytest.param("li", True, id="editable-list-item")]
+
+
+@pytest.mark.guarantee("handoff-guidance")
+@pytest.mark.parametrize(("tag", "editable"), OTHER_TARGETS)
+def test_handoff_step_on_another_kind_of_element_advances_on_its_users_action(
+    testbed: Testbed, dock: Dock, model: ModelHandle, locale: str, tag: str, editable: bool,
+) -> None:
+    testbed.page.evaluate(REGISTER_HANDOFF_ON_ELEMENT, [tag, editable])
+    model.when_user(GO_AHEAD_PATTERN, ELEMENT_ACTION, {})
+    dock.ask(GO_AHEAD[locale])
+    step = dock.handoff_current_step
+    element = testbed.page.get_by_test_id("gap-element")
+    expect(step).to_have_attribute("data-index", "0")
+
+    element.click()
+    if editable:
+        expect(step).to_have_attribute("data-index", "0")
+        element.press_sequentially("done")
+
+    expect(step).to_have_attribute("data-index", "1")
+    expect(dock.highlight(ELEMENT_ACTION)).to_have_count(1)
+
+
+# Page script: a handoff whose later step points at a target the page has not rendered yet.
+REGISTER_HANDOFF_WITH_A_LATE_TARGET = """() => {
+  const area = document.querySelector("[data-testid='testbed-actions']");
+  const field = document.createElement("input");
+  field.setAttribute("data-testid", "gap-early-field");
+  const button = document.createElement("button");
+  button.textContent = "Enrol";
+  area.append(field, button);
+  const registry = window.plingTestbed.registry;
+  registry.target("gap_early", field);
+  registry.tool({id: "enrol", desc: "Enrol", kind: "write", handoff: {
+    reason: "Only you can enrol.",
+    steps: [{target: "gap_early", text: "Type your name."},
+            {target: "gap_later", text: "Pick a seat."},
+            {target: "enrol", text: "Enrol."}],
+    expect: {check: () => false},
+  }}, button);
+}"""
+
+
+@pytest.mark.guarantee("handoff-guidance")
+def test_handoff_step_advances_while_a_later_steps_target_is_not_on_the_page_yet(
+    testbed: Testbed, dock: Dock, model: ModelHandle, locale: str,
+) -> None:
+    testbed.page.evaluate(REGISTER_HANDOFF_WITH_A_LATE_TARGET)
+    model.when_user(GO_AHEAD_PATTERN, "enrol", {})
+    dock.ask(GO_AHEAD[locale])
+    expect(dock.handoff_current_step).to_have_attribute("data-index", "0")
+
+    testbed.page.get_by_test_id("gap-early-field").press_sequentially("Ada")
+
+    expect(dock.handoff_current_step).to_have_attribute("data-index", "1")
+
+
+FIRST_HANDOFF = "sign_first"
+SECOND_HANDOFF = "sign_second"
+# Page script: a second agent on the same page, with a dock of its own (renamed, so the
+# page's own dock stays the only `pling-dock`), asked by the page to run `second`.
+SECOND_AGENT_ASKS = """async ([second, text]) => {
+  const { mountAgent } = await import("/pling/index.js");
+  const dock = document.createElement("pling-agent-dock");
+  document.body.append(dock);
+  dock.setAttribute("data-testid", "gap-second-dock");
+  const { agent } = mountAgent({ dock, registry: window.plingTestbed.registry,
+                                 locale: document.documentElement.lang });
+  window.gapSecondAgent = agent;
+  agent.send(text);
+}"""
+
+
+@pytest.mark.guarantee("handoff-no-stacking")
+def test_second_handoff_while_one_is_open_is_refused_busy_and_the_first_goes_on(
+    testbed: Testbed, dock: Dock, timeline: Timeline, model: ModelHandle, locale: str,
+) -> None:
+    for action in (FIRST_HANDOFF, SECOND_HANDOFF):
+        testbed.declare({"id": action, "desc": f"Sign {action}", "kind": "write",
+                         "handoff": True})
+    model.when_user(GO_AHEAD_PATTERN, FIRST_HANDOFF, {})
+    model.when_user("second", SECOND_HANDOFF, {})
+    start = timeline.mark()
+    dock.ask(GO_AHEAD[locale])
+    expect(dock.handoff).to_have_attribute("data-action", FIRST_HANDOFF)
+
+    testbed.page.evaluate(SECOND_AGENT_ASKS, [SECOND_HANDOFF, "second"])
+    second_dock = testbed.page.get_by_test_id("gap-second-dock")
+    # The second agent's turn ends once the model has heard how its call went.
+    expect(second_dock.locator("[data-testid='pling-message'][data-role='assistant']")
+           ).to_have_count(1)
+
+    guarantees.model_received(timeline, action=SECOND_HANDOFF, code="HANDOFF_BUSY",
+                              since=start, guarantee="handoff-no-stacking")
+    expect(testbed.page.get_by_test_id("pling-handoff")).to_have_count(1)
+    expect(dock.handoff).to_have_attribute("data-action", FIRST_HANDOFF)
+
+    testbed.finish(FIRST_HANDOFF)
+    dock.wait_until_handoff_ends()
+    guarantees.model_received(timeline, action=FIRST_HANDOFF, code="OK", since=start,
+                              guarantee="handoff-no-stacking")
 
 
 REGISTER_THROWING_CHECK = """() => {
