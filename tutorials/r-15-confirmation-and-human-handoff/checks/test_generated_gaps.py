@@ -60,7 +60,7 @@ import re
 from typing import Any
 
 import pytest
-from playwright.sync_api import Page, expect
+from playwright.sync_api import Locator, Page, expect
 
 from harness import Dock, ModelHandle, Testbed, Timeline, Words, calling, guarantees, tool_call
 
@@ -577,12 +577,22 @@ PAGE_CHANGES = [
 ]
 
 
+def start_page_handoff(page: Page, dock: Dock, model: ModelHandle, locale: str, *,
+                       registers: str, action: str, arg: Any = None) -> Locator:
+    """Run the page script that `registers` the handoff `action` (with `arg`), let the model
+    start it, and wait until its panel shows the first step; the current step's locator."""
+    page.evaluate(registers, arg)
+    model.when_user(GO_AHEAD_PATTERN, action, {})
+    dock.ask(GO_AHEAD[locale])
+    expect(dock.handoff).to_have_attribute("data-action", action)
+    expect(dock.handoff_current_step).to_have_attribute("data-index", "0")
+    return dock.handoff_current_step
+
+
 def start_counted_handoff(page: Page, dock: Dock, model: ModelHandle, locale: str) -> int:
     """Register the counting handoff, let the model start it; the check's calls so far."""
-    page.evaluate(REGISTER_COUNTING_HANDOFF)
-    model.when_user(GO_AHEAD_PATTERN, COUNTED_ACTION, {})
-    dock.ask(GO_AHEAD[locale])
-    expect(dock.handoff).to_have_attribute("data-action", COUNTED_ACTION)
+    start_page_handoff(page, dock, model, locale, registers=REGISTER_COUNTING_HANDOFF,
+                       action=COUNTED_ACTION)
     return int(page.evaluate(CHECK_CALLS))
 
 
@@ -663,12 +673,9 @@ REGISTER_FIVE_STEP_HANDOFF = """() => {
 def test_handoff_steps_advance_on_each_kind_of_target_and_never_move_back(
     testbed: Testbed, dock: Dock, model: ModelHandle, locale: str,
 ) -> None:
-    testbed.page.evaluate(REGISTER_FIVE_STEP_HANDOFF)
-    model.when_user(GO_AHEAD_PATTERN, GUIDED_ACTION, {})
-    dock.ask(GO_AHEAD[locale])
-    step = dock.handoff_current_step
+    step = start_page_handoff(testbed.page, dock, model, locale,
+                              registers=REGISTER_FIVE_STEP_HANDOFF, action=GUIDED_ACTION)
     by_id = testbed.page.get_by_test_id
-    expect(step).to_have_attribute("data-index", "0")
 
     by_id("gap-notes").click()  # it has text already, but the user typed nothing yet
     expect(step).to_have_attribute("data-index", "0")
@@ -738,12 +745,10 @@ OTHER_TARGETS = [pytest.param("a", False, id="link"), pytest.param("div", False,
 def test_handoff_step_on_another_kind_of_element_advances_on_its_users_action(
     testbed: Testbed, dock: Dock, model: ModelHandle, locale: str, tag: str, editable: bool,
 ) -> None:
-    testbed.page.evaluate(REGISTER_HANDOFF_ON_ELEMENT, [tag, editable])
-    model.when_user(GO_AHEAD_PATTERN, ELEMENT_ACTION, {})
-    dock.ask(GO_AHEAD[locale])
-    step = dock.handoff_current_step
+    step = start_page_handoff(testbed.page, dock, model, locale,
+                              registers=REGISTER_HANDOFF_ON_ELEMENT, action=ELEMENT_ACTION,
+                              arg=[tag, editable])
     element = testbed.page.get_by_test_id("gap-element")
-    expect(step).to_have_attribute("data-index", "0")
 
     element.click()
     if editable:
@@ -778,14 +783,12 @@ REGISTER_HANDOFF_WITH_A_LATE_TARGET = """() => {
 def test_handoff_step_advances_while_a_later_steps_target_is_not_on_the_page_yet(
     testbed: Testbed, dock: Dock, model: ModelHandle, locale: str,
 ) -> None:
-    testbed.page.evaluate(REGISTER_HANDOFF_WITH_A_LATE_TARGET)
-    model.when_user(GO_AHEAD_PATTERN, "enrol", {})
-    dock.ask(GO_AHEAD[locale])
-    expect(dock.handoff_current_step).to_have_attribute("data-index", "0")
+    step = start_page_handoff(testbed.page, dock, model, locale,
+                              registers=REGISTER_HANDOFF_WITH_A_LATE_TARGET, action="enrol")
 
     testbed.page.get_by_test_id("gap-early-field").press_sequentially("Ada")
 
-    expect(dock.handoff_current_step).to_have_attribute("data-index", "1")
+    expect(step).to_have_attribute("data-index", "1")
 
 
 FIRST_HANDOFF = "sign_first"
