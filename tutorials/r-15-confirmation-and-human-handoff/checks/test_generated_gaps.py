@@ -171,6 +171,10 @@ BAD_DECLARATIONS: dict[str, dict[str, Any]] = {
     "params-unenforced-keyword": {"params": {"type": "object", "properties": {
         "note": {"type": "string", "pattern": "^a"}}}},
     "params-not-an-object-schema": {"params": {"type": "array"}},
+    "params-a-text-schema": {"params": {"type": "string"}},
+    "params-properties-a-list": {"params": {"type": "object",
+                                            "properties": [{"type": "string"}]}},
+    "params-required-not-a-list": {"params": {**STRING_NOTE, "required": ""}},
     "params-unknown-type": {"params": {"type": "object", "properties": {
         "note": {"type": "text"}}}},
     "params-property-without-type": {"params": {"type": "object", "properties": {"note": {}}}},

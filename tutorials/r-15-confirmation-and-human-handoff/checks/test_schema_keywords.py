@@ -82,6 +82,7 @@ BAD_VALUES = [
     Case("enum", "not-listed", '{"label": "abc", "color": "blue"}', "color"),
     Case("enum", "other-case", '{"label": "abc", "color": "Green"}', "color"),
     Case("enum", "loosely-equal", '{"label": "abc", "choice": "1"}', "choice"),
+    Case("json", "not-json", '{"label": "abc"', None),
 ]
 
 # Values at the edge of each keyword: each must pass.
@@ -176,3 +177,29 @@ def test_value_at_the_edge_of_a_schema_keyword_passes_and_runs_as_sent(
     assert codes == {case_id(case): "OK" for case in GOOD_VALUES}, codes
     assert [call.body for call in schema_testbed.calls(ACTION)] == [
         json.loads(case.arguments) for case in GOOD_VALUES]
+
+
+BARE_ACTION = "ping_widget"
+# What an action declared without `params` takes: no arguments at all (page contract).
+NO_PARAMS = {"type": "object", "properties": {}, "additionalProperties": False}
+
+
+@pytest.mark.guarantee("schema-enforced")
+def test_action_declared_without_params_takes_no_arguments(
+    testbed: Testbed, dock: Dock, timeline: Timeline, model: ModelHandle, locale: str,
+) -> None:
+    declared = testbed.declare({"id": BARE_ACTION, "desc": DESC[locale], "kind": "write",
+                                "confirm": True})
+    assert declared == {"id": BARE_ACTION, "policy": "ask"}
+    model.script(calling(tool_call("call_extra", BARE_ACTION, '{"x": 1}'),
+                         tool_call("call_none", BARE_ACTION, "{}")))
+    before = timeline.mark()
+
+    dock.ask(REQUEST[locale])
+    expect(dock.approval).to_have_attribute("data-action", BARE_ACTION)
+    dock.approve()
+
+    assert model.offered_tools(0)[BARE_ACTION].parameters == NO_PARAMS
+    codes = {r.call_id: r.code for r in timeline.tool_results(before)}
+    assert codes == {"call_extra": "INVALID_PARAMS", "call_none": "OK"}, codes
+    assert [call.body for call in testbed.calls(BARE_ACTION)] == [{}]
