@@ -65,7 +65,7 @@ function isConsoleCall(nodePath) {
 /** @param {import("@babel/core").NodePath} nodePath */
 function isErrorConstruction(nodePath) {
   return (
-    nodePath.isNewExpression() && nodePath.node.callee.type === "Identifier" && /^[A-Z]\w*Error$/.test(nodePath.node.callee.name)
+    nodePath.isNewExpression() && nodePath.node.callee.type === "Identifier" && /^(?:[A-Z]\w*)?Error$/.test(nodePath.node.callee.name)
   );
 }
 

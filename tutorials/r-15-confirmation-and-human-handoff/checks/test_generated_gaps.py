@@ -979,6 +979,68 @@ def test_binding_to_a_non_element_or_a_nameless_target_is_refused(
     assert all(refusal is not None for refusal in refusals), refusals
 
 
+# Page script: a target bound to something that is not an element (refused), then the same
+# id bound to a real element.
+BIND_AFTER_A_REFUSED_BINDING = "() => {" + HELPERS + """
+  const first = refusal(() => registry.target("gap_spot", {}));
+  const spot = button("Spot");
+  const second = refusal(() => registry.target("gap_spot", spot));
+  return {first, second, mark: spot.getAttribute("data-pling-target")};
+}"""
+
+
+@pytest.mark.guarantee("bad-declaration-refused")
+def test_refused_target_binding_leaves_its_id_free(testbed: Testbed) -> None:
+    books = testbed.page.evaluate(BIND_AFTER_A_REFUSED_BINDING)
+
+    assert books["first"] is not None, "a target bound to a non-element was accepted"
+    assert (books["second"], books["mark"]) == (None, "gap_spot"), books
+
+
+# Page script: one button that is both an action's control and a handoff target; the
+# action is unregistered, the target stays.
+UNREGISTER_THE_ACTION_OF_A_SHARED_BUTTON = "() => {" + HELPERS + """
+  const control = button("Tidy up");
+  const off = registry.tool(
+    {id: "tidy_up", desc: "Tidy up", kind: "read", run: () => "tidied"}, control);
+  registry.target("gap_tidy_step", control);
+  off();
+  return control.getAttribute("data-pling-target");
+}"""
+
+
+@pytest.mark.guarantee("projection-complete")
+def test_unregistering_an_action_leaves_the_mark_of_a_target_on_the_same_element(
+    testbed: Testbed,
+) -> None:
+    mark = testbed.page.evaluate(UNREGISTER_THE_ACTION_OF_A_SHARED_BUTTON)
+
+    assert mark == "gap_tidy_step", f"the target's mark is {mark!r} after the action went"
+
+
+# Page script: an action registered without a control (a pure read), as a page may.
+REGISTER_WITHOUT_A_CONTROL = "() => {" + HELPERS + """
+  return refusal(() => registry.tool(
+    {id: "tidy_up", desc: "Tidy up", kind: "read", run: () => "tidied"}));
+}"""
+
+
+@pytest.mark.guarantee("projection-complete")
+def test_action_registered_without_a_control_is_offered_and_runs(
+    testbed: Testbed, dock: Dock, timeline: Timeline, model: ModelHandle, locale: str,
+) -> None:
+    refusal = testbed.page.evaluate(REGISTER_WITHOUT_A_CONTROL)
+    model.when_user(GO_AHEAD_PATTERN, TIDY, {})
+    start = timeline.mark()
+
+    dock.ask(GO_AHEAD[locale])
+
+    assert refusal is None, f"an action without a control was refused: {refusal}"
+    assert TIDY in model.offered_tools(0)
+    guarantees.model_received(timeline, action=TIDY, code="OK", since=start,
+                              guarantee="projection-complete")
+
+
 @pytest.mark.guarantee("projection-complete")
 def test_scope_deactivation_called_twice_ends_only_its_own_activation(
     testbed: Testbed, dock: Dock, model: ModelHandle, locale: str,
