@@ -201,7 +201,7 @@ WELL_FORMED_PARAMS: dict[str, Any] = {
     "properties": {
         "note": {"type": "string", "title": "Text", "description": "The note itself",
                  "minLength": 0, "maxLength": 20},
-        "mood": {"enum": ["calm", 0]},
+        "mood": {"enum": ["calm", 0, None]},
         "empty": {"type": "string", "maxLength": 0},
     },
     "required": ["note"], "additionalProperties": False,
@@ -1016,6 +1016,41 @@ def test_unregistering_an_action_leaves_the_mark_of_a_target_on_the_same_element
     mark = testbed.page.evaluate(UNREGISTER_THE_ACTION_OF_A_SHARED_BUTTON)
 
     assert mark == "gap_tidy_step", f"the target's mark is {mark!r} after the action went"
+
+
+# Page script: a `write` action that asks, whose note may be 3 characters; afterwards the page
+# changes its own declaration object, and tries to change the one the registry hands back.
+CHANGE_A_REGISTERED_DECLARATION = "() => {" + HELPERS + """
+  const params = {type: "object", properties: {note: {type: "string", maxLength: 3}},
+                  additionalProperties: false};
+  const decl = {id: "tidy_up", desc: "Tidy up", kind: "write", confirm: true, params,
+                run: () => "tidied"};
+  registry.tool(decl, button("Tidy up"));
+  decl.kind = "read";
+  decl.confirm = false;
+  params.properties.note.maxLength = 100;
+  const kept = registry.get("tidy_up").decl;
+  const changes = [() => { kept.kind = "read"; }, () => { kept.confirm = false; },
+                   () => { kept.params.properties.note.maxLength = 100; }];
+  for (const change of changes) { try { change(); } catch { /* frozen: refused */ } }
+}"""
+
+
+@pytest.mark.guarantee("bad-declaration-refused")
+def test_registered_declaration_stays_as_registered_when_the_page_changes_it(
+    testbed: Testbed, dock: Dock, timeline: Timeline, model: ModelHandle, locale: str,
+) -> None:
+    testbed.page.evaluate(CHANGE_A_REGISTERED_DECLARATION)
+    model.script(calling(tool_call("call_long", TIDY, '{"note": "abcdef"}'),
+                         tool_call("call_short", TIDY, '{"note": "abc"}')))
+    start = timeline.mark()
+
+    dock.ask(GO_AHEAD[locale])
+    expect(dock.approval).to_have_attribute("data-action", TIDY)
+    dock.approve()
+
+    codes = {r.call_id: r.code for r in timeline.tool_results(start)}
+    assert codes == {"call_long": "INVALID_PARAMS", "call_short": "OK"}, codes
 
 
 # Page script: an action registered without a control (a pure read), as a page may.
