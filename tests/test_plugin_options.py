@@ -7,7 +7,12 @@ from pathlib import Path
 
 import pytest
 
-from harness.browser.chromium import NO_CHROMIUM_HELP, QUIET_NETWORK_ARGS, ChromiumChoice
+from harness.browser.chromium import (
+    NO_CHROMIUM_HELP,
+    QUIET_NETWORK_ARGS,
+    ChromiumChoice,
+    find_chromium,
+)
 from harness.plugin.overrides import chromium_launch_args
 from harness.plugin.report import SuiteReport
 
@@ -166,6 +171,50 @@ def test_chromium_launch_args_without_own_chromium_use_the_system_one(tmp_path: 
                                 find_chromium=lambda **_: system)
     assert args == {"args": ["--lang=en", *QUIET_NETWORK_ARGS],
                     "executable_path": "/usr/bin/chromium"}
+
+
+def test_chromium_launch_args_ask_for_the_headless_shell_unless_headed(tmp_path: Path) -> None:
+    asked: list[bool] = []
+
+    def recording(**options: object) -> ChromiumChoice:
+        asked.append(bool(options["headless"]))
+        return ChromiumChoice(source="system", executable_path=Path("/usr/bin/chromium"))
+
+    for base in ({}, {"headless": True}, {"headless": False}):
+        chromium_launch_args(base, browser_name="chromium", playwright_path=tmp_path / "missing",
+                             find_chromium=recording)
+    assert asked == [True, True, False]
+
+
+def _installed(folder: Path, *names: str) -> Path:
+    folder.mkdir()
+    for name in names:
+        program = folder / name
+        program.write_text("#!/bin/sh\n")
+        program.chmod(0o755)
+    return folder
+
+
+def test_system_chromium_headless_prefers_its_headless_shell(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Debian ships the headless shell as its own package, beside the full browser.
+    bin_dir = _installed(tmp_path / "bin", "chromium", "chromium-headless-shell")
+    monkeypatch.setenv("PATH", str(bin_dir))
+    missing = tmp_path / "no-playwright-chromium"
+    headless = find_chromium(playwright_path=missing, headless=True)
+    headed = find_chromium(playwright_path=missing, headless=False)
+    assert headless.executable_path == bin_dir / "chromium-headless-shell"
+    assert headed.executable_path == bin_dir / "chromium"
+
+
+def test_system_chromium_without_headless_shell_serves_headless_too(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    bin_dir = _installed(tmp_path / "bin", "chromium")
+    monkeypatch.setenv("PATH", str(bin_dir))
+    choice = find_chromium(playwright_path=tmp_path / "no-playwright-chromium", headless=True)
+    assert choice.executable_path == bin_dir / "chromium"
 
 
 def test_chromium_launch_args_for_firefox_are_untouched(tmp_path: Path) -> None:

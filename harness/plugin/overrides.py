@@ -41,8 +41,9 @@ def chromium_launch_args(
     """pytest-playwright's launch args plus what this machine's Chromium needs.
 
     Adds the quiet-network flags; launches the system Chromium via `executable_path` when
-    Playwright's own is missing, unless `--browser-channel` (or an explicit executable)
-    chose the browser already. Raises ChromiumNotFound when there is none at all.
+    Playwright's own is missing (its headless shell unless `--headed`), unless
+    `--browser-channel` (or an explicit executable) chose the browser already. Raises
+    ChromiumNotFound when there is none at all.
     """
     args = dict(base)
     if browser_name != "chromium":
@@ -51,7 +52,8 @@ def chromium_launch_args(
     args["args"] = flags + [flag for flag in QUIET_NETWORK_ARGS if flag not in flags]
     if args.get("channel") or args.get("executable_path"):
         return args
-    choice = find_chromium(playwright_path=playwright_path)
+    choice = find_chromium(playwright_path=playwright_path,
+                           headless=args.get("headless", True) is not False)
     if choice.executable_path is not None:
         args["executable_path"] = str(choice.executable_path)
     return args
