@@ -21,6 +21,8 @@ from typing import Literal, get_args
 from playwright.sync_api import Locator, Page
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
+from harness.browser.clicks import user_click
+
 # How long a turn may take before a wait gives up (ms); the scripted model answers at once.
 SETTLE_TIMEOUT_MS = 10_000
 DECIDED_SELECTOR = "[data-harness-decided]"
@@ -49,6 +51,11 @@ SETTLED_STATE_SCRIPT = ("({startedAt, repliedAt, gone}) => {" + _SETTLED_CHECKS
                         + "${asking ? 'a card or the handoff panel' : 'no card and no handoff "
                         + "panel'} on screen${gone && onScreen(gone) ? `, ${gone} still on "
                         + "screen` : ''}`;\n}")
+# Tags the first undecided card on screen as the one being decided; false when there is none.
+TAG_FIRST_CARD_SCRIPT = """cards => {
+  cards[0]?.setAttribute("data-harness-decided", "");
+  return cards.length > 0;
+}"""
 # How page script can send the card a decision the user never chose. The page contract lets
 # any element carrying `data-decision` inside the card decide it (event delegation), so each
 # route ends in a click the card cannot tell from a real one; only the executor can refuse.
@@ -138,7 +145,7 @@ class Dock:
         """Type `text` into the dock, send it, and wait until the turn settles."""
         before = self.messages().count()
         self.input.fill(text)
-        self.send_button.click()
+        user_click(self.send_button)
         # The turn has started once the user's message is shown; then wait for either a
         # reply after it with the dock idle, or a question to the user.
         self._settle(f"asking {text!r}", started_at=before + 1, replied_at=before + 2)
@@ -183,15 +190,15 @@ class Dock:
 
     def handoff_next(self) -> None:
         """Go to the next handoff step (the panel stays open)."""
-        self.handoff_next_button.click()
+        user_click(self.handoff_next_button)
 
     def handoff_back(self) -> None:
         """Go back one handoff step (the panel stays open)."""
-        self.handoff_back_button.click()
+        user_click(self.handoff_back_button)
 
     def new_conversation(self) -> None:
         """Start a new conversation: ends the dock session, so session grants are gone."""
-        self.new_conversation_button.click()
+        user_click(self.new_conversation_button)
 
     def wait_until_handoff_ends(self) -> None:
         """Wait until the handoff panel is gone (e.g. after the user published), then settle."""
@@ -205,14 +212,16 @@ class Dock:
 
     def _decide(self, testid: str) -> None:
         # Tag the card being decided, so a new card for the next call is not mistaken for it.
-        self.approval.first.evaluate("card => card.setAttribute('data-harness-decided', '')",
-                                     timeout=self.settle_timeout_ms)
+        # One look first (the card is there after a settle); else wait for one to come.
+        if not self.approval.evaluate_all(TAG_FIRST_CARD_SCRIPT):
+            self.approval.first.evaluate("card => card.setAttribute('data-harness-decided', '')",
+                                         timeout=self.settle_timeout_ms)
         decided = self.page.locator("[data-harness-decided]").filter(visible=True)
-        decided.get_by_test_id(testid).click(timeout=self.settle_timeout_ms)
+        user_click(decided.get_by_test_id(testid), timeout=self.settle_timeout_ms)
         self._settle(f"clicking {testid}", gone=DECIDED_SELECTOR)
 
     def _finish_handoff(self, button: Locator) -> None:
-        button.click()
+        user_click(button)
         self.wait_until_handoff_ends()
 
     def _settle(self, after: str, *, started_at: int = 0, replied_at: int = 0,

@@ -10,6 +10,7 @@ from typing import Any, Protocol
 
 from playwright.sync_api import Locator, Page
 
+from harness.browser.clicks import user_click
 from harness.server.state import TestbedCall
 
 _DECLARE = "decl => window.plingTestbed.declare(decl)"
@@ -85,9 +86,9 @@ class Testbed:
 
     def finish(self, action: str, value: str = DEFAULT_INPUT) -> None:
         """Do a testbed handoff as its user: click the field, type `value`, click Finish."""
-        self.input(action).click()
+        user_click(self.input(action))
         self.page.keyboard.type(value)
-        self.finish_button(action).click()
+        user_click(self.finish_button(action))
 
     # ---- what reached the server -------------------------------------------------------
 
