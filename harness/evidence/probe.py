@@ -14,8 +14,15 @@ from harness.project.contract import ShownValue
 PROBE_SCRIPT = Path(__file__).with_name("page_probe.js")
 # Must match BINDING_NAME in page_probe.js.
 BINDING_NAME = "__plingProbeReport"
-# Reads the current document's log; the binding may still have entries in flight.
-READ_CURRENT_LOG = "() => window.__plingProbe ? window.__plingProbe.entries : []"
+# Reads the current document's log from an index on (`read`: per document, how many of its
+# entries earlier reads returned), so a sync carries only what is new; the binding may
+# still have entries in flight. Null before the probe runs.
+READ_CURRENT_LOG = """read => {
+  const probe = window.__plingProbe;
+  if (!probe) return null;
+  const from = read[probe.docId] ?? 0;
+  return { doc: probe.docId, entries: probe.entries.slice(from) };
+}"""
 
 # data-* attributes of an element, as the probe copied them.
 DataAttributes = dict[str, str | None]

@@ -103,6 +103,7 @@ class Timeline:
     _arrivals: list[_Arrival] = field(default_factory=list, init=False)
     _page_events: list[PageEvent] = field(default_factory=list, init=False)
     _seen_page_events: set[tuple[str, int]] = field(default_factory=set, init=False)
+    _read_in_page: dict[str, int] = field(default_factory=dict, init=False)
     _browser: list[BrowserRequest] = field(default_factory=list, init=False)
     _browser_by_request: dict[int, BrowserRequest] = field(default_factory=dict, init=False)
     _server_seen: int = field(default=0, init=False)
@@ -128,11 +129,16 @@ class Timeline:
         """Pull in what the sources have now (the binding may still have entries in flight)."""
         if self.page is not None and not self.page.is_closed():
             try:
-                current = self.page.evaluate(READ_CURRENT_LOG)
+                current = self.page.evaluate(READ_CURRENT_LOG, self._read_in_page)
             except PlaywrightError:
-                current = []  # navigating or closed: the binding has delivered the rest
-            for entry in current if isinstance(current, list) else []:
-                self._take_page_entry(entry)
+                current = None  # navigating or closed: the binding has delivered the rest
+            if isinstance(current, dict) and isinstance(current.get("entries"), list):
+                # Counted by what this read returned, never by what the binding delivered:
+                # page script can call the binding with anything, not shorten this read.
+                doc = str(current.get("doc"))
+                self._read_in_page[doc] = self._read_in_page.get(doc, 0) + len(current["entries"])
+                for entry in current["entries"]:
+                    self._take_page_entry(entry)
         self._drain_server()
 
     def _take_page_entries(self, batch: object) -> None:
