@@ -10,7 +10,7 @@ import pytest
 from playwright.sync_api import Locator, Page
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
-from harness.browser.clicks import user_click
+from harness.browser.clicks import has_locator_handlers, user_click
 
 # Counts the clicks the button hears, and whether the browser says a user made them.
 COUNTING = """<button id="go">Go</button>
@@ -96,3 +96,18 @@ def test_two_matches_get_the_full_click_and_its_strictness_error(page: Page) -> 
     with pytest.raises(Exception, match="strict mode violation"):
         user_click(button, timeout=500)
     assert [call.get("force") for call in calls] == [None]
+
+
+def test_a_page_with_a_locator_handler_gets_the_full_click_which_runs_it(page: Page) -> None:
+    # Playwright runs locator handlers only inside its actionability checks: the report's
+    # gallery takes its pictures that way, and a check may clear a banner that way.
+    page.set_content(COUNTING + """<div id="banner"
+        style="position:fixed; inset:0; background:rgba(0,0,0,.1)"></div>""")
+    banner = page.locator("#banner")
+    page.add_locator_handler(banner, lambda: banner.evaluate("banner => banner.remove()"))
+    assert has_locator_handlers(page)
+    button = page.locator("#go")
+    calls = spy_on_clicks(button)
+    user_click(button)
+    assert [call.get("force") for call in calls] == [None]
+    assert heard(page) == [True]

@@ -12,15 +12,15 @@ check (issue 12).
 enabled, inside the viewport, neither it nor an ancestor is animating, and the topmost
 element at its centre is the element or inside it. Then it sends the same real mouse events
 at once (`force=True` skips only Playwright's waits; the browser still hit-tests the
-events). Anything else takes Playwright's whole click, which waits and explains. If the
-page changes between the look and the click, the events reach whatever is there then, as a
-user's would: the check's next wait fails; nothing can pass that a full click would have
-failed.
+events). A page with locator handlers (`has_locator_handlers`), or any other control, takes
+Playwright's whole click, which waits and explains. If the page changes between the look
+and the click, the events reach whatever is there then, as a user's would: the check's next
+wait fails; nothing can pass that a full click would have failed.
 """
 
 from __future__ import annotations
 
-from playwright.sync_api import Locator
+from playwright.sync_api import Locator, Page
 
 READY_NOW_SCRIPT = """elements => {
   if (elements.length !== 1) return false;
@@ -46,7 +46,16 @@ def user_click(control: Locator, *, timeout: float | None = None) -> None:
     """Click `control` as the user: at once when it is ready now (module docstring), else
     with Playwright's full click (waits up to `timeout` ms, Playwright's default if None)."""
     # evaluate_all: one look, no waiting (none or several matches take the full click).
-    if control.evaluate_all(READY_NOW_SCRIPT):
+    if not has_locator_handlers(control.page) and control.evaluate_all(READY_NOW_SCRIPT):
         control.click(force=True, timeout=timeout)
     else:
         control.click(timeout=timeout)
+
+
+def has_locator_handlers(page: Page) -> bool:
+    """Whether `page` has handlers from `Page.add_locator_handler` (the report's gallery, or
+    a check's own). Playwright runs them only inside its actionability checks, which a forced
+    click skips, so a page with any gets full clicks. Playwright offers no public way to ask;
+    this reads its page object's table, and should that ever move, every click is a full one."""
+    handlers = getattr(getattr(page, "_impl_obj", None), "_locator_handlers", None)
+    return not isinstance(handlers, dict) or bool(handlers)
