@@ -22,13 +22,13 @@ from __future__ import annotations
 
 from playwright.sync_api import Locator, Page
 
-READY_NOW_SCRIPT = """elements => {
-  if (elements.length !== 1) return false;
+from harness.browser.visibility import VISIBLE_FUNCTION
+
+READY_NOW_SCRIPT = "elements => {" + VISIBLE_FUNCTION + """
+  if (elements.length !== 1 || !visible(elements[0])) return false;
   const element = elements[0];
-  const box = element.getBoundingClientRect();
-  if (box.width <= 0 || box.height <= 0) return false;
-  if (getComputedStyle(element).visibility !== "visible") return false;
   if (element.matches(":disabled") || element.closest("[aria-disabled='true']")) return false;
+  const box = element.getBoundingClientRect();
   const x = box.left + box.width / 2;
   const y = box.top + box.height / 2;
   if (x < 0 || y < 0 || x >= innerWidth || y >= innerHeight) return false;

@@ -22,18 +22,15 @@ from playwright.sync_api import Locator, Page
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
 from harness.browser.clicks import user_click
+from harness.browser.visibility import VISIBLE_FUNCTION
 
 # How long a turn may take before a wait gives up (ms); the scripted model answers at once.
 SETTLE_TIMEOUT_MS = 10_000
 DECIDED_SELECTOR = "[data-harness-decided]"
 HANDOFF_SELECTOR = "[data-testid='pling-handoff']"
-# Whether the turn has settled (see `Dock._settle`), in the page. Visible as Playwright means
-# it: a box, not visibility:hidden.
-_SETTLED_CHECKS = """
-  const visible = (element) => {
-    const box = element.getBoundingClientRect();
-    return box.width > 0 && box.height > 0 && getComputedStyle(element).visibility === "visible";
-  };
+# Whether the turn has settled (see `Dock._settle`), in the page (`visible` as Playwright
+# means it, `harness.browser.visibility`).
+_SETTLED_CHECKS = VISIBLE_FUNCTION + """
   const onScreen = (selector) => [...document.querySelectorAll(selector)].some(visible);
   const dock = document.querySelector("[data-testid='pling-dock']");
   const shown = document.querySelectorAll("[data-testid='pling-message']").length;
@@ -214,8 +211,8 @@ class Dock:
         # Tag the card being decided, so a new card for the next call is not mistaken for it.
         # One look first (the card is there after a settle); else wait for one to come.
         if not self.approval.evaluate_all(TAG_FIRST_CARD_SCRIPT):
-            self.approval.first.evaluate("card => card.setAttribute('data-harness-decided', '')",
-                                         timeout=self.settle_timeout_ms)
+            self.approval.first.wait_for(timeout=self.settle_timeout_ms)
+            self.approval.evaluate_all(TAG_FIRST_CARD_SCRIPT)
         decided = self.page.locator("[data-harness-decided]").filter(visible=True)
         user_click(decided.get_by_test_id(testid), timeout=self.settle_timeout_ms)
         self._settle(f"clicking {testid}", gone=DECIDED_SELECTOR)

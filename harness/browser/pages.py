@@ -22,6 +22,7 @@ from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import Page
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
+from harness.browser.visibility import VISIBLE_FUNCTION
 from harness.project.contract import ReadyCondition
 
 # A fixed, unremarkable instant: Monday 6 January 2025, 09:00 UTC.
@@ -37,12 +38,8 @@ READY_ATTRIBUTE = "data-pling-ready"
 READY_VALUE = "true"
 # Whether the page is ready: its signal when its markup declares one; else, once loaded, the
 # dock visible, the tutorial's ready condition (if its element is there) and the testbed's
-# data-ready (if it is the testbed). Playwright's own notion of visible: a box, not hidden.
-_READY_CHECKS = """
-  const visible = (element) => {
-    const box = element.getBoundingClientRect();
-    return box.width > 0 && box.height > 0 && getComputedStyle(element).visibility === "visible";
-  };
+# data-ready (if it is the testbed). `visible` as Playwright means it (harness.browser.visibility).
+_READY_CHECKS = VISIBLE_FUNCTION + """
   const byTestId = (id) => document.querySelector(`[data-testid="${CSS.escape(id)}"]`);
   const declared = document.documentElement?.getAttribute(signal) ?? null;
   const dock = byTestId("pling-dock");
