@@ -361,57 +361,6 @@ def test_card_shows_the_name_whole_and_the_save_sends_exactly_it(
     expect(tutorial_page.get_by_test_id("workspace-name-display")).to_have_text(name.strip())
 
 
-# Names holding characters that change how text reads without showing (Trojan Source,
-# CVE-2021-42574), one row per class the page contract names ("Approval card"): the card
-# must show each as an escape, marked, inside its own isolated value.
-HIDDEN_NAMES = {
-    "bidi-override": "Acme\u202eTSET\u202c\u202a\u202b\u202d",
-    "bidi-isolate": "Acme\u2066x\u2069\u2067y\u2068",
-    "bidi-mark": "Acme\u200e\u200f\u061c",
-    "zero-width": "Ac\u200bme\u200c\u200d\u2060",
-    "byte-order-mark": "\ufeffAcme",
-    "c0-control": "Acme\u0000\u0007\u001b\t\n",
-    "c1-control-and-delete": "Acme\u007f\u0085\u009b",
-    "line-and-paragraph-separator": "Acme\u2028Labs\u2029",
-    "look-alike-space": "Acme\u00a0Labs\u2007\u202f\u205f\u3000\u1680",
-    "other-format": "Acme\u00ad\u180e\U000e0041",
-    "invisible-letter-or-mark": "Acme\u3164\u115f\ufe0f",
-}
-# A value that only looks like an escape: typed by the model as a backslash, "u" and hex. The
-# card must not let it pass for one (its backslash is doubled) and must not mark it.
-TYPED_ESCAPE = "Acme\\u202eTSET"
-
-
-@pytest.mark.guarantee("approval-shows-exact-arguments")
-@pytest.mark.parametrize("kind", list(HIDDEN_NAMES))
-def test_card_makes_hidden_characters_visible_inside_the_value(
-    tutorial_page: Page, dock: Dock, timeline: Timeline, tutorial_server: TutorialServer,
-    model: ModelHandle, locale: str, words: Words, kind: str,
-) -> None:
-    name = HIDDEN_NAMES[kind]
-    model.when_user(GO_AHEAD_PATTERN, SAVE, {"name": name})
-    before = timeline.mark()
-    dock.ask(GO_AHEAD[locale])
-
-    guarantees.approval_shows_arguments(timeline, action=SAVE, values=[name], words=words)
-    nothing_happened_yet(timeline, tutorial_server, since=before,
-                         guarantee="approval-shows-exact-arguments")
-    dock.deny()
-
-
-@pytest.mark.guarantee("approval-shows-exact-arguments")
-def test_card_shows_a_typed_escape_as_typed_and_unmarked(
-    tutorial_page: Page, dock: Dock, timeline: Timeline, model: ModelHandle, locale: str,
-    words: Words,
-) -> None:
-    model.when_user(GO_AHEAD_PATTERN, SAVE, {"name": TYPED_ESCAPE})
-    dock.ask(GO_AHEAD[locale])
-
-    guarantees.approval_shows_arguments(timeline, action=SAVE, values=[TYPED_ESCAPE],
-                                        words=words)
-    dock.deny()
-
-
 # ---- approval-before-side-effects -------------------------------------------------------
 
 
