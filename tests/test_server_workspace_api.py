@@ -49,6 +49,47 @@ def test_rename_name_outside_limits_is_refused_and_changes_nothing(
     assert server.state.snapshot() == INITIAL_WORKSPACE
 
 
+# A control or format character anywhere in the name (Trojan Source, CVE-2021-42574), with
+# the position (code points from 1) and the description the refusal must name.
+HIDDEN_IN_NAME = [
+    ("Acme\u202eTSET", 5, "U+202E RIGHT-TO-LEFT OVERRIDE"),
+    ("\u0000\u202e", 1, "U+0000"),
+    ("Acme\u2066x\u2069", 5, "U+2066 LEFT-TO-RIGHT ISOLATE"),
+    ("Ac\u200bme", 3, "U+200B ZERO WIDTH SPACE"),
+    ("Acme\u200f", 5, "U+200F RIGHT-TO-LEFT MARK"),
+    ("\ufeffAcme", 1, "U+FEFF ZERO WIDTH NO-BREAK SPACE"),
+    ("Acme Labs\n", 10, "U+000A"),
+    ("Acme\u2028Labs", 5, "U+2028 LINE SEPARATOR"),
+    ("Acme\u007f", 5, "U+007F"),
+    ("北风\U000e0041", 3, "U+E0041 TAG LATIN CAPITAL LETTER A"),
+]
+
+
+@pytest.mark.parametrize(("name", "position", "described"), HIDDEN_IN_NAME)
+def test_rename_name_with_control_or_format_character_is_refused_naming_it(
+    client: httpx.Client, server: TutorialServer, name: str, position: int, described: str
+) -> None:
+    response = client.post("/api/workspace/name", json={"name": name})
+
+    assert response.status_code == 400
+    assert response.json()["code"] == "INVALID_NAME_CHARACTER"
+    message = response.json()["message"]
+    assert f"{described} at position {position} " in message, message
+    assert server.state.snapshot() == INITIAL_WORKSPACE
+    assert server.log.records()[-1].state == INITIAL_WORKSPACE
+
+
+@pytest.mark.parametrize("name", ["Acme\u00a0Labs", "北风\u3000实验室", "Team \u2764\ufe0f"])
+def test_rename_name_with_odd_space_or_variation_selector_is_saved(
+    client: httpx.Client, name: str
+) -> None:
+    """Spaces of any width and invisible marks are allowed (the card shows them escaped)."""
+    response = client.post("/api/workspace/name", json={"name": name})
+
+    assert response.status_code == 200
+    assert response.json()["name"] == name
+
+
 @pytest.mark.parametrize(
     ("path", "content"),
     [

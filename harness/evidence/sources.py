@@ -57,6 +57,7 @@ GUARANTEE_SOURCES: dict[str, frozenset[EvidenceSource]] = {
     "handoff-receipt": _BROWSER_EVIDENCE,
     "handoff-timeout": _BROWSER_EVIDENCE,
     "handoff-wrong-code": _BROWSER_EVIDENCE,
+    "hidden-characters-refused": _BROWSER_EVIDENCE,
     "hostile-model-output": _BROWSER_EVIDENCE,
     "invalid-params-names-the-argument": _BROWSER_EVIDENCE,
     "loop-limit": _BROWSER_EVIDENCE,

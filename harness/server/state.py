@@ -7,6 +7,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
+from harness.project.hidden_characters import describe, refused_in_name
+
 INITIAL_NAME = "Northwind"
 # The one verification code a human can type to publish (§6).
 PUBLISH_CODE = "246810"
@@ -36,6 +38,10 @@ class InvalidName(BusinessError):
     code = "INVALID_NAME"
 
 
+class InvalidNameCharacter(BusinessError):
+    code = "INVALID_NAME_CHARACTER"
+
+
 class WrongCode(BusinessError):
     code = "WRONG_CODE"
 
@@ -52,6 +58,16 @@ class WorkspaceState:
             return self._current
 
     def rename(self, name: str) -> WorkspaceSnapshot:
+        # Checked before trimming: a control or format character is refused wherever it is,
+        # never silently stripped (the user approved the name as the card showed it).
+        refused = refused_in_name(name)
+        if refused is not None:
+            position, character = refused
+            raise InvalidNameCharacter(
+                f"The name holds {describe(character)} at position {position} (counting "
+                f"characters from 1), a control or format character that hides or reorders "
+                f"text; remove it."
+            )
         trimmed = name.strip()
         if not 1 <= len(trimmed) <= NAME_MAX_LENGTH:
             raise InvalidName(

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from typing import Any
 
 from playwright.sync_api import Page, expect
 
@@ -14,6 +15,7 @@ from harness.evidence.guarantees.record import no_business_request, state_unchan
 from harness.evidence.guarantees.violation import fail, listed, results_for, since_or_ready
 from harness.evidence.records import Mark
 from harness.evidence.timeline import Timeline
+from harness.project.hidden_characters import describe, has_hidden, is_hidden, visible_form
 from harness.project.texts import Words
 
 # How long a DOM-reading guarantee waits for the UI it inspects to be on screen.
@@ -77,11 +79,36 @@ _CLIPPED_PARTS = """args => [args, ...args.querySelectorAll("*")].flatMap(elemen
 })"""
 
 
+# Page script: each string value on the card in document order, as [its text, whether a
+# hidden-characters marker follows it before the next value, its computed unicode-bidi, its
+# rendered text], then the markers' texts.
+_SHOWN_VALUES = """args => {
+  const parts = [...args.querySelectorAll(
+    "[data-testid='pling-approval-value'], [data-testid='pling-approval-hidden']")];
+  const values = [];
+  parts.forEach((part, index) => {
+    if (part.dataset.testid !== "pling-approval-value") return;
+    const next = parts[index + 1];
+    values.push([part.textContent, next?.dataset.testid === "pling-approval-hidden",
+                 getComputedStyle(part).unicodeBidi, part.innerText]);
+  });
+  const markers = parts.filter(part => part.dataset.testid === "pling-approval-hidden")
+    .map(part => part.innerText);
+  return {values, markers};
+}"""
+# The computed `unicode-bidi` of an element whose content cannot reorder text outside it.
+_ISOLATING = frozenset({"isolate", "isolate-override", "plaintext"})
+
+
 def approval_shows_arguments(timeline: Timeline, *, action: str, values: Sequence[str],
+                             words: Words,
                              guarantee: str = "approval-shows-exact-arguments") -> None:
-    """The card on screen for `action` shows each of `values` whole in `pling-approval-args`:
-    verbatim in its text (every character and space, nothing cut or "…"-shortened) and not
-    hidden by a box too small for it (overflow hidden or clipped)."""
+    """The card on screen for `action` shows each of `values` whole in `pling-approval-args`
+    (page contract, "Approval card"): in its visible form (verbatim, with each hidden
+    character as its escape and each backslash doubled), in its own `pling-approval-value`
+    isolated for bidi, followed by a `pling-approval-hidden` marker in `words`' language
+    exactly when it holds a hidden character; no hidden character is rendered as itself, and
+    no part is hidden by a box too small for it (overflow hidden or clipped)."""
     dock = Dock(live_page(timeline))
     try:
         expect(dock.approval).to_have_attribute("data-action", action, timeout=UI_TIMEOUT_MS)
@@ -90,15 +117,57 @@ def approval_shows_arguments(timeline: Timeline, *, action: str, values: Sequenc
         raise fail(guarantee, f"no approval card with arguments for {action}: "
                     f"{str(error).splitlines()[0]}", timeline) from None
     shown = dock.approval_args.text_content() or ""
-    missing = [value for value in values if value not in shown]
+    missing = [value for value in values if visible_form(value) not in shown]
     if missing:
         raise fail(guarantee, f"the card for {action} does not show "
-                    f"{listed([repr(v) for v in missing])} whole; its arguments read "
+                    f"{listed([repr(visible_form(v)) for v in missing])} (the visible form "
+                    f"of {listed([repr(v) for v in missing])}) whole; its arguments read "
                     f"{shown!r}", timeline)
+    rendered = dock.approval_args.inner_text()
+    raw = sorted({describe(c) for c in rendered if is_hidden(c) and c != "\n"})
+    if raw:
+        raise fail(guarantee, f"the card for {action} renders hidden characters as "
+                    f"themselves ({listed(raw)}) instead of making them visible; its "
+                    f"arguments read {rendered!r}", timeline)
+    problems = _value_problems(dock, values, words)
+    if problems:
+        raise fail(guarantee, f"the card for {action}: {'; '.join(problems)}", timeline)
     clipped: list[str] = dock.approval_args.evaluate(_CLIPPED_PARTS)
     if clipped:
         raise fail(guarantee, f"the card for {action} hides part of its arguments: "
                     f"{listed(clipped)}", timeline)
+
+
+def _value_problems(dock: Dock, values: Sequence[str], words: Words) -> list[str]:
+    """How the card's value elements and markers break the contract for `values`."""
+    found: dict[str, list[Any]] = dock.approval_args.evaluate(_SHOWN_VALUES)
+    shown = [tuple(entry) for entry in found["values"]]
+    markers = [str(marker) for marker in found["markers"]]
+    problems: list[str] = []
+    for value in values:
+        expected = visible_form(value)
+        matches = [entry for entry in shown if entry[0] == expected]
+        if not matches:
+            problems.append(f"no pling-approval-value reads {expected!r} (the values read "
+                            f"{listed([repr(entry[0]) for entry in shown])})")
+            continue
+        _, marked, bidi, text = matches[0]
+        if bidi not in _ISOLATING:
+            problems.append(f"the value {expected!r} is not isolated for bidi (unicode-bidi "
+                            f"is {bidi!r}), so what it holds can move the text around it")
+        inside = sorted({describe(c) for c in str(text) if is_hidden(c)})
+        if inside:
+            problems.append(f"the value {expected!r} renders {listed(inside)} as itself")
+        if marked != has_hidden(value):
+            problems.append(f"the value {expected!r} " + (
+                "holds hidden characters but no pling-approval-hidden marker follows it"
+                if has_hidden(value) else "holds no hidden character but is marked as if"))
+    for marker in markers:
+        language = words.glossary.language_problems(words.locale, marker)
+        if not _NOT_BLANK.search(marker) or language:
+            problems.append(f"the pling-approval-hidden marker {marker!r} is not a "
+                            f"{words.locale} text ({'; '.join(language) or 'blank'})")
+    return problems
 
 
 def approval_still_open(timeline: Timeline, *, action: str, since: Mark,

@@ -21,6 +21,7 @@ from harness import (
     Testbed,
     Timeline,
     TutorialServer,
+    Words,
     WorkspaceSnapshot,
     guarantees,
     reload_page,
@@ -341,12 +342,12 @@ SHOWN_NAMES = {"at-the-length-limit": LONG_NAME, "with-spaces-kept": SPACED_NAME
 @pytest.mark.parametrize("kind", list(SHOWN_NAMES))
 def test_card_shows_the_name_whole_and_the_save_sends_exactly_it(
     tutorial_page: Page, dock: Dock, timeline: Timeline, tutorial_server: TutorialServer,
-    model: ModelHandle, locale: str, kind: str,
+    model: ModelHandle, locale: str, words: Words, kind: str,
 ) -> None:
     name = SHOWN_NAMES[kind][locale]
     model.when_user(GO_AHEAD_PATTERN, SAVE, {"name": name})
     dock.ask(GO_AHEAD[locale])
-    guarantees.approval_shows_arguments(timeline, action=SAVE, values=[name])
+    guarantees.approval_shows_arguments(timeline, action=SAVE, values=[name], words=words)
 
     allowed = timeline.mark()
     dock.approve()
