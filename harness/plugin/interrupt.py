@@ -4,7 +4,9 @@ written for the checks that ran (the rest are reported "not run").
 
 The first signal lets the check that is running finish (its browser closed, its servers
 stopped, its outcome true), then the session stops as interrupted. A second one, later than
-`SAME_STOP_WINDOW_S`, stops at once (KeyboardInterrupt where the run is). A terminal's
+`SAME_STOP_WINDOW_S`, stops the check at once (KeyboardInterrupt where it is); once the
+session is finishing (browser closing, reports being written) signals are let pass, and
+`check` kills a pytest that has not ended `STOP_GRACE_S` after its signal. A terminal's
 Ctrl-C reaches both `pling-tutorial check` and its pytest, and `check` passes it on too: two
 copies of one stop a moment apart, so a signal inside that window is the same stop.
 
@@ -40,6 +42,7 @@ class StopOnSignal:
         self._session: pytest.Session | None = None
         self._first_at: float | None = None
         self._previous: dict[signal.Signals, object] = {}
+        self._finishing = False
 
     def pytest_sessionstart(self, session: pytest.Session) -> None:
         if threading.current_thread() is not threading.main_thread():
@@ -47,6 +50,13 @@ class StopOnSignal:
         self._session = session
         for number in STOP_SIGNALS:
             self._previous[number] = signal.signal(number, self._on_signal)
+
+    def pytest_keyboard_interrupt(self) -> None:
+        self._finishing = True
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_sessionfinish(self) -> None:
+        self._finishing = True
 
     def pytest_unconfigure(self) -> None:
         for number, handler in self._previous.items():
@@ -61,6 +71,6 @@ class StopOnSignal:
             if self._session is not None:
                 self._session.shouldstop = reason
             return
-        if now - self._first_at < SAME_STOP_WINDOW_S:
+        if self._finishing or now - self._first_at < SAME_STOP_WINDOW_S:
             return
         raise KeyboardInterrupt(reason)

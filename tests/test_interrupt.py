@@ -1,0 +1,169 @@
+"""A stopped `pling-tutorial check` keeps what it found: SIGTERM (a CI runner's cancel) or
+SIGINT sent to the CLI while checks run ends the run with JUnit, JSON and HTML reports of the
+checks that ran, the rest marked not run, and no process of the run left behind."""
+
+from __future__ import annotations
+
+import contextlib
+import html.parser
+import json
+import os
+import selectors
+import signal
+import subprocess
+import sys
+import time
+import urllib.parse
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from harness.project.paths import PROJECT_ROOT
+
+# Six checks of one locale: long enough a run that the signal lands in the middle of it.
+SELECTION = "test_forged_always_allow_for_reset_is_not_honoured"
+SELECTED = 6
+FINISHED_BEFORE_SIGNAL = 2
+START_DEADLINE_S = 240.0
+STOP_DEADLINE_S = 120.0
+
+
+def proc_stat(pid: int) -> tuple[int, str] | None:
+    """(parent pid, start time) of a live process, None once it is gone (or a zombie)."""
+    try:
+        text = Path(f"/proc/{pid}/stat").read_text()
+    except (FileNotFoundError, ProcessLookupError):
+        return None
+    fields = text[text.rindex(")") + 2:].split()
+    if fields[0] == "Z":
+        return None
+    return int(fields[1]), fields[19]
+
+
+def descendants(root: int) -> dict[int, str]:
+    """Every live process below `root` (pid → start time, to tell a reused pid apart)."""
+    parents: dict[int, tuple[int, str]] = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit() and (stat := proc_stat(int(entry.name))) is not None:
+            parents[int(entry.name)] = stat
+    found: dict[int, str] = {}
+    frontier = [root]
+    while frontier:
+        parent = frontier.pop()
+        for pid, (ppid, started) in parents.items():
+            if ppid == parent and pid not in found:
+                found[pid] = started
+                frontier.append(pid)
+    return found
+
+
+def alive(processes: dict[int, str]) -> list[int]:
+    """Those of `processes` still running (same pid, same start time)."""
+    return [pid for pid, started in processes.items()
+            if (stat := proc_stat(pid)) is not None and stat[1] == started]
+
+
+def command_line(pid: int) -> str:
+    try:
+        raw = Path(f"/proc/{pid}/cmdline").read_bytes()
+    except (FileNotFoundError, ProcessLookupError):
+        return ""
+    return raw.replace(b"\0", b" ").decode(errors="replace")
+
+
+def start_check(tmp_path: Path) -> subprocess.Popen[bytes]:
+    command = [sys.executable, "-m", "harness.cli.main", "check", "r-15", "--locale", "en",
+               "--report", str(tmp_path / "report"), f"--junitxml={tmp_path / 'junit.xml'}",
+               "--pling-report", str(tmp_path / "report.json"), "-k", SELECTION, "-v",
+               "-p", "no:cacheprovider"]
+    # Its own session, as a CI runner starts a job: nothing of it shares ours.
+    return subprocess.Popen(command, cwd=PROJECT_ROOT, stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, start_new_session=True,
+                            env={**os.environ, "PYTHONUNBUFFERED": "1"})
+
+
+def wait_for_finished_checks(process: subprocess.Popen[bytes], count: int) -> bytes:
+    """Read the run's output until `count` checks have passed (pytest -v prints a line as
+    each ends); fails past START_DEADLINE_S or if the run ends first. Reads the pipe's file
+    descriptor itself: a buffered reader would keep output `communicate` then never sees."""
+    assert process.stdout is not None
+    fd = process.stdout.fileno()
+    output = b""
+    with selectors.DefaultSelector() as selector:
+        selector.register(fd, selectors.EVENT_READ)
+        deadline = time.monotonic() + START_DEADLINE_S
+        while output.count(b" PASSED") < count:
+            left = deadline - time.monotonic()
+            assert left > 0, "no checks finished in time:\n" + output.decode()
+            if selector.select(timeout=left):
+                chunk = os.read(fd, 65536)
+                assert chunk, "the run ended before the signal:\n" + output.decode()
+                output += chunk
+    return output
+
+
+class Links(html.parser.HTMLParser):
+    def __init__(self) -> None:
+        super().__init__()
+        self.targets: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.targets += [value for name, value in attrs if name in ("href", "src") and value]
+
+
+@pytest.mark.parametrize("stop", [signal.SIGTERM, signal.SIGINT], ids=lambda s: s.name)
+def test_stopped_check_run_keeps_its_reports_and_leaves_no_process(
+    tmp_path: Path, page: Page, stop: signal.Signals
+) -> None:
+    process = start_check(tmp_path)
+    run: dict[int, str] = {}
+    try:
+        before = wait_for_finished_checks(process, FINISHED_BEFORE_SIGNAL)
+        run = descendants(process.pid)  # pytest, the Playwright driver, Chromium's processes
+        names = " ".join(command_line(pid) for pid in run)
+        process.send_signal(stop)
+        after, _ = process.communicate(timeout=STOP_DEADLINE_S)
+        left = [command_line(pid)[:120] for pid in alive(run)]
+    finally:
+        # A failing run must not leave its processes to the next tests either.
+        for pid in ([process.pid] if process.poll() is None else []) + alive(run):
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+    output = (before + after).decode(errors="replace")
+
+    assert process.returncode == 128 + stop, output
+    assert "pytest" in names and "chromium" in names, names[:500]
+    assert left == [], output
+
+    passed = output.count(" PASSED")
+    assert FINISHED_BEFORE_SIGNAL <= passed < SELECTED, output
+    assert f"INTERRUPTED (interrupted by {stop.name}): {passed} of {SELECTED} checks ran, " \
+           f"{SELECTED - passed} not run" in output
+
+    junit = ET.parse(tmp_path / "junit.xml").getroot()
+    cases = junit.findall(".//testcase")
+    assert len(cases) == passed and all(SELECTION in case.get("name", "") for case in cases)
+    assert not junit.findall(".//failure") and not junit.findall(".//error")
+
+    report = json.loads((tmp_path / "report.json").read_text())
+    assert report["interrupted"] == f"interrupted by {stop.name}"
+    outcomes = [test["outcome"] for test in report["tests"]]
+    assert outcomes.count("passed") == passed
+    assert outcomes.count("not run") == SELECTED - passed
+
+    folder = tmp_path / "report"
+    links = Links()
+    links.feed((folder / "index.html").read_text(encoding="utf-8"))
+    files = [urllib.parse.unquote(t) for t in links.targets if not t.startswith("#")]
+    assert all((folder / target).is_file() for target in files), files
+
+    page.goto((folder / "index.html").as_uri())
+    expect(page.get_by_test_id("interrupted")).to_contain_text(f"interrupted by {stop.name}")
+    expect(page.get_by_test_id("report-summary")).to_contain_text(
+        f"{SELECTED - passed} not run")
+    expect(page.get_by_test_id("guarantee-table").locator("td")).to_have_text(["not run (6)"])
+    expect(page.locator("[data-testid=check][data-outcome='not run']")).to_have_count(
+        SELECTED - passed)
+    expect(page.locator("[data-testid=check][data-outcome=passed]")).to_have_count(passed)
