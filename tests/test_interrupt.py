@@ -28,6 +28,7 @@ SELECTED = 6
 FINISHED_BEFORE_SIGNAL = 2
 START_DEADLINE_S = 240.0
 STOP_DEADLINE_S = 120.0
+POLL_INTERVAL_S = 0.1
 
 
 def proc_stat(pid: int) -> tuple[int, str] | None:
@@ -167,3 +168,42 @@ def test_stopped_check_run_keeps_its_reports_and_leaves_no_process(
     expect(page.locator("[data-testid=check][data-outcome='not run']")).to_have_count(
         SELECTED - passed)
     expect(page.locator("[data-testid=check][data-outcome=passed]")).to_have_count(passed)
+
+
+def wait_for_processes(root: int, *needles: str) -> dict[int, str]:
+    """Poll /proc until, below `root`, each of `needles` is in some process's command line;
+    fails past START_DEADLINE_S."""
+    deadline = time.monotonic() + START_DEADLINE_S
+    while True:
+        found = descendants(root)
+        lines = [command_line(pid) for pid in found]
+        if all(any(needle in line for line in lines) for needle in needles):
+            return found
+        assert time.monotonic() < deadline, f"never saw {needles} below {root}: {lines}"
+        time.sleep(POLL_INTERVAL_S)
+
+
+def test_stopped_external_mutation_run_leaves_no_check_suite_dev_server_or_browser(
+    tmp_path: Path,
+) -> None:
+    command = [sys.executable, "-m", "harness.cli.main", "mutate", "r-15", "--only",
+               "denied-call-retried", "--focused", "--external", "--jobs", "1"]
+    process = subprocess.Popen(command, cwd=PROJECT_ROOT, stdout=subprocess.PIPE,
+                               stderr=subprocess.STDOUT, start_new_session=True)
+    run: dict[int, str] = {}
+    try:
+        # The mutant's copy is served by its dev process and a check is in its browser.
+        run = wait_for_processes(process.pid, "--pling-tutorial dev", "chromium")
+        process.send_signal(signal.SIGTERM)
+        out, _ = process.communicate(timeout=STOP_DEADLINE_S)
+        left = [command_line(pid)[:120] for pid in alive(run)]
+    finally:
+        for pid in ([process.pid] if process.poll() is None else []) + alive(run):
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+    output = out.decode(errors="replace")
+
+    assert process.returncode == 128 + signal.SIGTERM, output
+    assert left == [], output
+    assert "mutation run interrupted by SIGTERM" in output
+    assert "denied-call-retried" not in output.split("Running 1 mutants")[-1], output
