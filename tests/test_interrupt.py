@@ -20,6 +20,8 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Page, expect
 
+from harness.cli.check import render_summary, take_json_report
+from harness.plugin.report import SuiteReport, TestRecord
 from harness.project.paths import PROJECT_ROOT
 
 # Six checks of one locale: long enough a run that the signal lands in the middle of it.
@@ -207,3 +209,30 @@ def test_stopped_external_mutation_run_leaves_no_check_suite_dev_server_or_brows
     assert left == [], output
     assert "mutation run interrupted by SIGTERM" in output
     assert "denied-call-retried" not in output.split("Running 1 mutants")[-1], output
+
+
+def test_summary_of_an_interrupted_run_says_so_and_counts_what_did_not_run() -> None:
+    report = SuiteReport(interrupted="interrupted by SIGTERM", tests=[
+        TestRecord(nodeid="a[zh]", locale="zh", guarantees=("denial-respected",),
+                   outcome="passed"),
+        TestRecord(nodeid="b[zh]", locale="zh", guarantees=("denial-respected",),
+                   outcome="not run"),
+        TestRecord(nodeid="c[zh]", locale="zh", guarantees=("policy-table",),
+                   outcome="passed"),
+    ])
+
+    summary = render_summary(report, ["zh"]).splitlines()
+
+    assert summary[1].split() == ["denial-respected", "not", "run"]
+    assert summary[2].split() == ["policy-table", "pass"]
+    assert summary[-2] == "1/2 guarantees proven in zh"
+    assert summary[-1] == "INTERRUPTED (interrupted by SIGTERM): 2 of 3 checks ran, 1 not run"
+
+
+def test_check_reads_the_json_report_where_the_user_asked_for_it(tmp_path: Path) -> None:
+    asked, rest = take_json_report(["-k", "x", "--pling-report", "a.json",
+                                    f"--pling-report={tmp_path / 'b.json'}", "-x"])
+
+    assert asked == tmp_path / "b.json"
+    assert rest == ["-k", "x", "-x"]
+    assert take_json_report(["-q"]) == (None, ["-q"])
