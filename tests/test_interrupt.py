@@ -21,6 +21,7 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from harness.cli.check import render_summary, take_json_report
+from harness.plugin.interrupt import interrupted_reason
 from harness.plugin.report import SuiteReport, TestRecord
 from harness.project.paths import PROJECT_ROOT
 
@@ -236,3 +237,13 @@ def test_check_reads_the_json_report_where_the_user_asked_for_it(tmp_path: Path)
     assert asked == tmp_path / "b.json"
     assert rest == ["-k", "x", "-x"]
     assert take_json_report(["-q"]) == (None, ["-q"])
+
+
+def test_only_a_signal_or_ctrl_c_makes_a_run_interrupted_never_a_plugins_early_stop() -> None:
+    assert interrupted_reason(pytest.Session.Interrupted("interrupted by SIGTERM")) == (
+        "interrupted by SIGTERM")
+    assert interrupted_reason(KeyboardInterrupt()) == "interrupted by KeyboardInterrupt"
+    # --pling-stop-at-kill ends the session through session.shouldstop too: its report
+    # keeps the unreached checks "skipped" and says nothing of an interruption.
+    assert interrupted_reason(pytest.Session.Interrupted(
+        "--pling-stop-at-kill: a check of each of denial-respected has failed")) is None

@@ -30,9 +30,16 @@ INTERRUPTED_BY = "interrupted by "
 """How `Session.shouldstop` and the KeyboardInterrupt of a stop begin (the report reads it)."""
 
 
-def interrupted_reason(text: str) -> str:
-    """The reason a report states for an interrupted run, from pytest's interrupt text."""
-    return text if text.startswith(INTERRUPTED_BY) else INTERRUPTED_BY + "KeyboardInterrupt"
+def interrupted_reason(stop: BaseException) -> str | None:
+    """The reason a report states for a run stopped by a signal or Ctrl-C, from the
+    KeyboardInterrupt pytest ended with; None for a plugin's own early stop (a
+    `session.shouldstop` such as --pling-stop-at-kill's), which is no interruption."""
+    text = str(stop)
+    if text.startswith(INTERRUPTED_BY):
+        return text
+    if isinstance(stop, pytest.Session.Interrupted):
+        return None
+    return INTERRUPTED_BY + "KeyboardInterrupt"
 
 
 class StopOnSignal:

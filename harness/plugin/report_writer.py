@@ -166,7 +166,7 @@ class ReportWriter:
         return record.outcome, record.failure
 
     def pytest_keyboard_interrupt(self, excinfo: pytest.ExceptionInfo[BaseException]) -> None:
-        self.interrupted = interrupted_reason(str(excinfo.value))
+        self.interrupted = interrupted_reason(excinfo.value)
 
     def suite_report(self) -> SuiteReport:
         tests = list(self.records.values())
