@@ -55,7 +55,7 @@ figure { margin: 0; } figcaption { color: #57606a; font-size: 12px; margin-top: 
 .check { padding: 2px 8px; }
 .missing { color: #9a6700; background: #fff8c5; }
 .check { margin: 4px 0; } .check summary { cursor: pointer; overflow-wrap: anywhere; }
-.badge { display: inline-block; min-width: 48px; font-weight: 600; }
+.badge { display: inline-block; min-width: 64px; font-weight: 600; }
 pre { background: #f6f8fa; border: 1px solid #d0d7de; padding: 8px; overflow-x: auto;
       font-size: 12px; }
 .duration, .nodeid { color: #57606a; }

@@ -77,6 +77,11 @@ class StopOnSignal:
             self._first_at = now
             if self._session is not None:
                 self._session.shouldstop = reason
+                # Under pytest-xdist the controller's loop reads its own flag: the workers
+                # then end their running checks and shut down.
+                controller = self._session.config.pluginmanager.getplugin("dsession")
+                if controller is not None:
+                    controller.shouldstop = reason
             return
         if self._finishing or now - self._first_at < SAME_STOP_WINDOW_S:
             return
