@@ -106,6 +106,7 @@ class ReportWriter:
         self.ended: set[str] = set()
         """Checks whose outcome is known: their body ran, or their setup failed or skipped."""
         self.interrupted: str | None = None
+        self.collected_ids: tuple[str, ...] = ()
 
     def pytest_collection_finish(self, session: pytest.Session) -> None:
         # Everything selected is listed, so a collect-only run reports the guarantees too;
@@ -114,6 +115,12 @@ class ReportWriter:
             self.records[item.nodeid] = TestRecord(
                 nodeid=item.nodeid, locale=locale_of(item), guarantees=tuple(guarantees_of(item)),
                 outcome="skipped")
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_xdist_node_collection_finished(self, node: object, ids: Sequence[str]) -> None:
+        # A pytest-xdist controller never sees the items, only their ids: enough to list
+        # the checks an interrupted run never got to (without locale or guarantees).
+        self.collected_ids = self.collected_ids or tuple(ids)
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         known = self.records.get(report.nodeid)
@@ -176,6 +183,8 @@ class ReportWriter:
             tests = [test if test.nodeid in self.ended
                      else test.model_copy(update={"outcome": "not run", "failure": None})
                      for test in tests]
+            tests += [TestRecord(nodeid=nodeid, outcome="not run")
+                      for nodeid in self.collected_ids if nodeid not in self.records]
         return SuiteReport(tests=tests, gallery=list(self.gallery.values()),
                            gallery_notes=self.gallery_notes, interrupted=self.interrupted)
 
