@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
 import tempfile
+import time
 from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
+from types import FrameType
 
 from harness.plugin.external import CHECKED_IN_BROWSER_ENV
 from harness.plugin.report import Outcome, SuiteReport
@@ -20,7 +23,13 @@ OUTCOME_LABEL: dict[Outcome, str] = {
     "error": "ERROR",
     "skipped": "skip",
     "n/a": "n/a (external)",
+    "not run": "not run",
 }
+# After passing a stop on to pytest, how long its teardown (browser closed, servers stopped,
+# reports written) may take before it is killed.
+STOP_GRACE_S = 60.0
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
+JSON_REPORT_FLAG = "--pling-report"
 
 
 def checks_dir(tutorial_dir_name: str, root: Path = PROJECT_ROOT) -> Path:
@@ -47,10 +56,11 @@ def render_summary(report: SuiteReport, locales: Sequence[str]) -> str:
     """guarantee × locale → pass/FAIL (or n/a (external)), one row per guarantee, in
     first-seen order; then how many guarantees were proven and, when checks were n/a
     against a page served elsewhere, how many ran and why the others could not."""
+    stopped = [interrupted_line(report)] if report.interrupted is not None else []
     table = report.guarantee_outcomes()
     guarantees = list(dict.fromkeys(g for g, _ in table))
     if not guarantees:
-        return "no guarantee checks ran"
+        return "\n".join([*stopped, "no guarantee checks ran"])
     width = max(len(g) for g in guarantees) + 2
     column = max(len(OUTCOME_LABEL[outcome]) for outcome in table.values()) + 2
     lines = ["guarantee".ljust(width) + "".join(loc.ljust(column) for loc in locales)]
@@ -76,7 +86,58 @@ def render_summary(report: SuiteReport, locales: Sequence[str]) -> str:
                      f"{OUTCOME_LABEL['n/a']}:")
         reasons = Counter(f"{', '.join(t.guarantees) or '-'}: {t.reason}" for t in skipped)
         lines.extend(f"  {count} × {reason}" for reason, count in reasons.items())
-    return "\n".join(lines)
+    return "\n".join([*lines, *stopped])
+
+
+def interrupted_line(report: SuiteReport) -> str:
+    not_run = sum(1 for test in report.tests if test.outcome == "not run")
+    return (f"INTERRUPTED ({report.interrupted}): {len(report.tests) - not_run} of "
+            f"{len(report.tests)} checks ran, {not_run} not run")
+
+
+def run_pytest(command: Sequence[str], *, environ: dict[str, str]) -> tuple[int, int | None]:
+    """Run pytest; a SIGINT or SIGTERM sent to us is passed on to it, and we wait while it
+    stops and writes its reports (killed if that takes over STOP_GRACE_S). Returns its exit
+    code and the first stop signal we got, if any."""
+    received: list[tuple[int, float]] = []
+    process = subprocess.Popen(command, cwd=PROJECT_ROOT, env=environ)
+
+    def pass_on(number: int, frame: FrameType | None) -> None:
+        received.append((number, time.monotonic()))
+        if process.poll() is None:
+            process.send_signal(number)
+
+    previous = {number: signal.signal(number, pass_on) for number in STOP_SIGNALS}
+    try:
+        while True:
+            try:
+                exit_code = process.wait(timeout=1.0)
+                break
+            except subprocess.TimeoutExpired:
+                if received and time.monotonic() - received[0][1] > STOP_GRACE_S:
+                    print(f"pling-tutorial: pytest did not stop within {STOP_GRACE_S:.0f} s "
+                          "of the signal; killed", file=sys.stderr)
+                    process.kill()
+    finally:
+        for number, handler in previous.items():
+            signal.signal(number, handler)
+    return exit_code, (received[0][0] if received else None)
+
+
+def take_json_report(pytest_args: Sequence[str]) -> tuple[Path | None, list[str]]:
+    """A `--pling-report PATH` among the pytest arguments (the last one wins, as in pytest),
+    made absolute from here (pytest runs from the project root), and the other arguments."""
+    found: str | None = None
+    rest: list[str] = []
+    args = iter(pytest_args)
+    for arg in args:
+        if arg == JSON_REPORT_FLAG:
+            found = next(args, found)
+        elif arg.startswith(JSON_REPORT_FLAG + "="):
+            found = arg.split("=", 1)[1]
+        else:
+            rest.append(arg)
+    return (Path(found).resolve() if found else None), rest
 
 
 def run_check(
@@ -88,20 +149,25 @@ def run_check(
     html_report: Path | None = None,
     base_url: str | None = None,
 ) -> int:
-    """Run the suite with live output, then print the summary; pytest's exit code is ours.
+    """Run the suite with live output, then print the summary; pytest's exit code is ours,
+    but 128 + the signal's number (130, 143) for a run stopped by SIGINT or SIGTERM.
     With `html_report` (a folder, made absolute by the caller) the run also writes the
     HTML report there. With `base_url` the suite checks the page served there (the caller
     has checked it can be: the run does not open it again for that)."""
     with tempfile.TemporaryDirectory(prefix="pling-check-") as scratch:
-        report_path = Path(scratch) / "report.json"
+        # The JSON report is read from where the user asked for it, else from scratch.
+        asked, pytest_args = take_json_report(pytest_args)
+        report_path = asked or Path(scratch) / "report.json"
         command = pytest_command(tutorial_dir_name, locale=only_locale, report=report_path,
                                  pytest_args=pytest_args, html_report=html_report,
                                  base_url=base_url)
         environ = dict(os.environ)
         if base_url is not None:
             environ[CHECKED_IN_BROWSER_ENV] = base_url
-        exit_code = subprocess.run(command, cwd=PROJECT_ROOT, env=environ,
-                                   check=False).returncode
+        exit_code, stopped_by = run_pytest(command, environ=environ)
+        if stopped_by is not None:
+            # The shell's convention for "ended by this signal"; never 0, never a usage error.
+            exit_code = 128 + stopped_by
         if not report_path.exists():
             print(f"pling-tutorial: the check run wrote no report (pytest exit {exit_code})",
                   file=sys.stderr)

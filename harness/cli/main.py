@@ -14,7 +14,9 @@ from typing import TypeAlias
 from harness.browser.chromium import ChromiumNotFound
 from harness.browser.preflight import check_target
 from harness.cli.check import run_check
+from harness.cli.mutation import children
 from harness.cli.mutation.catalogue import (
+    Catalogue,
     CatalogueError,
     catalogue_path,
     covering,
@@ -201,6 +203,18 @@ def run_mutate(args: argparse.Namespace) -> int:
         catalogue = covering(catalogue)
     invocation = SuiteInvocation(tutorial_id=tutorial.id, focused=args.focused,
                                  external=args.external)
+    # SIGINT/SIGTERM reach every check suite and dev server the run started (children.py).
+    try:
+        with children.passing_on_stop_signals():
+            return run_mutants(args, tutorial, catalogue, invocation)
+    except children.Stopped as stopped:
+        print(f"\n{PROGRAM}: mutation run {stopped}: no verdict for the mutants it cut off "
+              "or never started", file=sys.stderr)
+        return stopped.exit_code
+
+
+def run_mutants(args: argparse.Namespace, tutorial: Tutorial, catalogue: Catalogue,
+                invocation: SuiteInvocation) -> int:
     also_run = sorted({path for mutant in catalogue.mutants for path in mutant.also_run})
     declared = collect_guarantees(invocation, also_run=also_run)
     if args.external:

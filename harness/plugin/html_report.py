@@ -29,9 +29,9 @@ GALLERY_DIR_NAME = "gallery"
 NO_GUARANTEE = "(no guarantee)"
 OUTCOME_LABEL: dict[Outcome, str] = {
     "passed": "pass", "failed": "FAIL", "error": "ERROR", "skipped": "skip",
-    "n/a": "n/a (external)"}
-OUTCOME_RANK: dict[Outcome, int] = {"n/a": -1, "passed": 0, "skipped": 1, "failed": 2,
-                                    "error": 3}
+    "n/a": "n/a (external)", "not run": "not run"}
+OUTCOME_RANK: dict[Outcome, int] = {"n/a": -1, "passed": 0, "skipped": 1, "not run": 2,
+                                    "failed": 3, "error": 4}
 _UNSAFE_ID = re.compile(r"[^A-Za-z0-9_-]+")
 
 STYLE = """
@@ -43,6 +43,9 @@ table { border-collapse: collapse; }
 th, td { border: 1px solid #d0d7de; padding: 4px 10px; text-align: left; vertical-align: top; }
 .outcome-passed { background: #dafbe1; } .outcome-failed, .outcome-error { background: #ffebe9; }
 .outcome-skipped, .outcome-na { background: #f6f8fa; color: #57606a; }
+.outcome-not-run { background: #fff8c5; color: #57606a; }
+.interrupted { background: #fff8c5; border: 1px solid #d4a72c; padding: 8px 12px;
+       font-weight: 600; }
 td.outcome-failed a, td.outcome-error a, .badge-failed, .badge-error { color: #cf222e;
        font-weight: 600; }
 .gallery { width: 100%; table-layout: fixed; } .gallery th:first-child { width: 200px; }
@@ -52,7 +55,7 @@ figure { margin: 0; } figcaption { color: #57606a; font-size: 12px; margin-top: 
 .check { padding: 2px 8px; }
 .missing { color: #9a6700; background: #fff8c5; }
 .check { margin: 4px 0; } .check summary { cursor: pointer; overflow-wrap: anywhere; }
-.badge { display: inline-block; min-width: 48px; font-weight: 600; }
+.badge { display: inline-block; min-width: 64px; font-weight: 600; }
 pre { background: #f6f8fa; border: 1px solid #d0d7de; padding: 8px; overflow-x: auto;
       font-size: 12px; }
 .duration, .nodeid { color: #57606a; }
@@ -89,6 +92,10 @@ def render_html_report(suite: SuiteReport, *, folder: Path, locales: Sequence[st
     body = ET.SubElement(html, "body")
     ET.SubElement(body, "h1").text = "pling check report"
     ET.SubElement(body, "p", {"data-testid": "report-summary"}).text = summary_line(suite, shown)
+    if suite.interrupted is not None:
+        ET.SubElement(body, "p", {"class": "interrupted", "data-testid": "interrupted"}).text = (
+            f"The run was {suite.interrupted} before its end: this report holds the checks "
+            "that ran; the others are marked not run.")
     ET.SubElement(body, "p", {"class": "duration"}).text = (
         f"Generated {generated:%Y-%m-%d %H:%M} UTC.")
     nav = ET.SubElement(body, "nav")
@@ -117,13 +124,14 @@ def summary_line(suite: SuiteReport, locales: Sequence[str]) -> str:
     guarantees = guarantee_names(suite)
     proven = sum(1 for g in guarantees if all(
         table.get((g, loc)) in (None, "passed") for loc in locales))
-    return (f"{len(suite.tests)} checks: {', '.join(parts) or 'none ran'}. "
+    stopped = f"Interrupted ({suite.interrupted}). " if suite.interrupted is not None else ""
+    return (f"{stopped}{len(suite.tests)} checks: {', '.join(parts) or 'none ran'}. "
             f"{proven}/{len(guarantees)} guarantees proven in {', '.join(locales) or '-'}.")
 
 
 def outcome_class(outcome: Outcome) -> str:
-    """`outcome-passed`, …, `outcome-na` ("n/a" is no CSS name)."""
-    return "outcome-" + outcome.replace("/", "")
+    """`outcome-passed`, …, `outcome-na`, `outcome-not-run` ("n/a" is no CSS name)."""
+    return "outcome-" + outcome.replace("/", "").replace(" ", "-")
 
 
 def guarantee_names(suite: SuiteReport) -> list[str]:
@@ -265,8 +273,8 @@ def _check(parent: ET.Element, test: TestRecord, anchor: str | None, folder: Pat
     if failing:
         entry.set("open", "open")
     summary = ET.SubElement(entry, "summary")
-    ET.SubElement(summary, "span", {"class": f"badge badge-{test.outcome}"}).text = (
-        OUTCOME_LABEL[test.outcome])
+    badge = outcome_class(test.outcome).replace("outcome-", "badge-")
+    ET.SubElement(summary, "span", {"class": f"badge {badge}"}).text = OUTCOME_LABEL[test.outcome]
     ET.SubElement(summary, "span").text = f" {short_name(test.nodeid)} "
     ET.SubElement(summary, "span", {"class": "duration"}).text = f"{test.duration:.2f} s"
     facts = ET.SubElement(entry, "p", {"class": "nodeid"})

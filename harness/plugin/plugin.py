@@ -51,7 +51,7 @@ from harness.browser.testbed import Testbed
 from harness.browser.warm import WarmPage
 from harness.evidence.guarantees import GuaranteeViolation
 from harness.evidence.timeline import Timeline
-from harness.plugin import external, stopping
+from harness.plugin import external, interrupt, stopping
 from harness.plugin import overrides as pytest_overrides
 from harness.plugin.external import ServedTutorial
 from harness.plugin.factories import (
@@ -156,6 +156,11 @@ def pytest_configure(config: pytest.Config) -> None:
     if stop_at and not config.pluginmanager.has_plugin(stopping.PLUGIN_NAME):
         config.pluginmanager.register(stopping.StopAtKill(frozenset(stop_at)),
                                       stopping.PLUGIN_NAME)
+    if not hasattr(config, "workerinput") and not config.pluginmanager.has_plugin(
+            interrupt.PLUGIN_NAME):
+        # SIGINT/SIGTERM stop the run the way Ctrl-C does, reports kept (plugin/interrupt.py);
+        # pytest-xdist workers keep their own handling, the controller stops them.
+        config.pluginmanager.register(interrupt.StopOnSignal(), interrupt.PLUGIN_NAME)
     external.configure(config)  # --base-url: a page served elsewhere (harness/plugin/external.py)
     is_worker = hasattr(config, "workerinput")
     html = config.getoption("--pling-html")

@@ -11,7 +11,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-Outcome = Literal["passed", "failed", "error", "skipped", "n/a"]
+Outcome = Literal["passed", "failed", "error", "skipped", "n/a", "not run"]
 # A check skipped with a reason starting with this could not be proven against a page served
 # elsewhere (`--base-url`): its outcome is "n/a", shown as "n/a (external)", never a pass.
 NOT_APPLICABLE_EXTERNAL = "n/a (external)"
@@ -27,7 +27,8 @@ class TestRecord(BaseModel):
     locale: str | None = None
     guarantees: tuple[str, ...] = ()
     outcome: Outcome
-    # "failed" means an assertion in the test body failed; "error" means setup or teardown broke.
+    # "failed" means an assertion in the test body failed; "error" means setup or teardown broke;
+    # "not run" means the run was interrupted before the check's body ended.
     failure: str | None = None
     """First line of the failure, e.g. the guarantee's message; None when it passed."""
     reason: str | None = None
@@ -84,6 +85,9 @@ class SuiteReport(BaseModel):
     gallery: list[GalleryCapture] = Field(default_factory=list)
     """The first capture of each (state, locale), when the HTML report was asked for."""
     gallery_notes: list[str] = Field(default_factory=list)
+    interrupted: str | None = None
+    """Why the run stopped before its end (e.g. "interrupted by SIGTERM"); None when it ran
+    to the end. The checks it did not get to are "not run"."""
 
     def write(self, path: Path) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -96,7 +100,8 @@ class SuiteReport(BaseModel):
     def guarantee_outcomes(self) -> dict[tuple[str, str], Outcome]:
         """(guarantee, locale) → worst outcome over the tests that prove it; "n/a" only when
         none of them could run (checks that ran decide, the others are counted apart)."""
-        rank: dict[Outcome, int] = {"n/a": 0, "passed": 1, "skipped": 2, "failed": 3, "error": 4}
+        rank: dict[Outcome, int] = {"n/a": 0, "passed": 1, "skipped": 2, "not run": 3,
+                                    "failed": 4, "error": 5}
         table: dict[tuple[str, str], Outcome] = {}
         for test in self.tests:
             for guarantee in test.guarantees:

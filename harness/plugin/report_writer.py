@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from harness.plugin.html_report import GALLERY_DIR_NAME, REPORT_FILE_NAME, write_html_report
+from harness.plugin.interrupt import interrupted_reason
 from harness.plugin.report import (
     NOT_APPLICABLE_EXTERNAL,
     GalleryCapture,
@@ -102,6 +103,10 @@ class ReportWriter:
         self.records: dict[str, TestRecord] = {}
         self.gallery: dict[tuple[str, str], GalleryCapture] = {}
         self.gallery_notes: list[str] = []
+        self.ended: set[str] = set()
+        """Checks whose outcome is known: their body ran, or their setup failed or skipped."""
+        self.interrupted: str | None = None
+        self.collected_ids: tuple[str, ...] = ()
 
     def pytest_collection_finish(self, session: pytest.Session) -> None:
         # Everything selected is listed, so a collect-only run reports the guarantees too;
@@ -111,8 +116,16 @@ class ReportWriter:
                 nodeid=item.nodeid, locale=locale_of(item), guarantees=tuple(guarantees_of(item)),
                 outcome="skipped")
 
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_xdist_node_collection_finished(self, node: object, ids: Sequence[str]) -> None:
+        # A pytest-xdist controller never sees the items, only their ids: enough to list
+        # the checks an interrupted run never got to (without locale or guarantees).
+        self.collected_ids = self.collected_ids or tuple(ids)
+
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         known = self.records.get(report.nodeid)
+        if report.when == "call" or (report.when == "setup" and not report.passed):
+            self.ended.add(report.nodeid)
         locales = [str(v) for k, v in report.user_properties if k == LOCALE_PROPERTY]
         record = known or TestRecord(
             nodeid=report.nodeid,
@@ -159,9 +172,21 @@ class ReportWriter:
             return "error", first_line(report)
         return record.outcome, record.failure
 
+    def pytest_keyboard_interrupt(self, excinfo: pytest.ExceptionInfo[BaseException]) -> None:
+        self.interrupted = interrupted_reason(excinfo.value)
+
     def suite_report(self) -> SuiteReport:
-        return SuiteReport(tests=list(self.records.values()), gallery=list(self.gallery.values()),
-                           gallery_notes=self.gallery_notes)
+        tests = list(self.records.values())
+        if self.interrupted is not None:
+            # What the stop left unfinished did not pass: the check it interrupted (setup
+            # passed, body cut off) and those it never got to.
+            tests = [test if test.nodeid in self.ended
+                     else test.model_copy(update={"outcome": "not run", "failure": None})
+                     for test in tests]
+            tests += [TestRecord(nodeid=nodeid, outcome="not run")
+                      for nodeid in self.collected_ids if nodeid not in self.records]
+        return SuiteReport(tests=tests, gallery=list(self.gallery.values()),
+                           gallery_notes=self.gallery_notes, interrupted=self.interrupted)
 
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
         suite = self.suite_report()

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal, Protocol
 
+from harness.cli.mutation import children
 from harness.cli.mutation.catalogue import Catalogue, Mutant, StaleMutant, check_fresh, materialise
 from harness.cli.mutation.served import ServedCopy
 from harness.plugin.report import SuiteReport, TestRecord
@@ -147,15 +148,9 @@ def run_suite(invocation: SuiteInvocation, *, served_root: Path, locales: Sequen
                                  also_run=also_run, only_guarantees=only_guarantees,
                                  skip_guarantees=skip_guarantees, stop_at_first=stop_at_first,
                                  base_url=base_url)
-    completed = subprocess.run(
-        command,
-        cwd=invocation.source_root,
-        capture_output=True,
-        text=True,
-        timeout=MUTANT_RUN_TIMEOUT_S,
-        env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"},
-        check=False,
-    )
+    completed = children.run(command, cwd=invocation.source_root,
+                             env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"},
+                             timeout=MUTANT_RUN_TIMEOUT_S)
     if not report_path.exists():
         tail = (completed.stdout + completed.stderr).strip().splitlines()[-15:]
         raise RuntimeError(
@@ -207,6 +202,7 @@ def run_mutant(mutant: Mutant, invocation: SuiteInvocation, *,
                     return stages(served.url)
             return stages()
         except (RuntimeError, subprocess.TimeoutExpired) as error:
+            children.raise_if_stopped()  # a dev server stopped by the signal broke nothing
             return MutantResult(mutant=mutant, verdict="broken", detail=str(error))
 
 
@@ -227,8 +223,12 @@ def run_catalogue(
             on_result(result)
         return result
 
-    with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+    pool = ThreadPoolExecutor(max_workers=max(1, jobs))
+    try:
         run.results = list(pool.map(one, catalogue.mutants))
+    finally:
+        # Stopped: the mutants not started yet never start; the running ones are stopping.
+        pool.shutdown(wait=True, cancel_futures=True)
     return run
 
 
@@ -239,8 +239,7 @@ def collect_guarantees(invocation: SuiteInvocation,
         report_path = Path(scratch) / "report.json"
         command = invocation.command(served_root=invocation.source_root, report=report_path,
                                      locales=(), also_run=also_run)
-        subprocess.run([*command, "--collect-only"], cwd=invocation.source_root,
-                       capture_output=True, text=True, check=False, timeout=300)
+        children.run([*command, "--collect-only"], cwd=invocation.source_root, timeout=300)
         if not report_path.exists():
             raise RuntimeError(f"collecting {invocation.checks_dir} wrote no report")
         report = SuiteReport.read(report_path)

@@ -17,6 +17,8 @@ from pathlib import Path
 from types import TracebackType
 from typing import Self
 
+from harness.cli.mutation import children
+
 # `dev` prints "Serving r-15 (...) at http://127.0.0.1:PORT/?lang=zh" once it listens.
 _SERVING = re.compile(r"at (http://127\.0\.0\.1:\d+)/")
 STOP_TIMEOUT_S = 20
@@ -39,10 +41,11 @@ class ServedCopy:
         launcher = self.root / "harness" / "cli" / "mutation" / "launch.py"
         environ = {key: value for key, value in os.environ.items()
                    if not key.startswith("PLING_")}
-        self._process = subprocess.Popen(
+        # Kept with the run's children, so a stop of `mutate` stops it too.
+        self._process = children.start(
             [sys.executable, str(launcher), "--pling-tutorial", "dev", self.tutorial_id,
              "--port", "0"],
-            cwd=self.root, env={**environ, "PYTHONDONTWRITEBYTECODE": "1"}, text=True,
+            cwd=self.root, env={**environ, "PYTHONDONTWRITEBYTECODE": "1"},
             stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
         assert self._process.stdout is not None
         first = self._process.stdout.readline()  # returns once it listens, or at its exit
@@ -64,6 +67,7 @@ class ServedCopy:
         except subprocess.TimeoutExpired:
             process.kill()
             output, _ = process.communicate()
+        children.forget(process)
         return output or ""
 
     def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
