@@ -89,6 +89,20 @@ class Words:
         glossary it does not say, each claim it makes, and not naming `naming`."""
         return self.glossary.meaning_problems(self.locale, text, code, naming=naming)
 
+    def detail_problems(self, text: str, detail: str) -> list[str]:
+        """Why `text` does not say the glossary's named `detail` in this locale ([] if it
+        does), e.g. `run.no-reason`: what a RUN_FAILED says when `run` gave no reason."""
+        return self.glossary.detail_problems(self.locale, text, detail)
+
+    def says_term(self, text: str, en: str) -> bool:
+        """Whether `text` uses the glossary's term `en` in this locale ("argument": 参数 in
+        zh), the way a page names that thing whatever its own wording."""
+        return self.glossary.says_term(self.locale, text, en)
+
+    def term(self, en: str) -> tuple[str, ...]:
+        """The phrases of the glossary's term `en` in this locale."""
+        return self.glossary.term(self.locale, en)
+
     # ---- the copy ------------------------------------------------------------------------
 
     def runtime(self, key: str, **params: str | int) -> str:
