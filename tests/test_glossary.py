@@ -50,7 +50,7 @@ def test_glossary_merge_cannot_change_a_detail(glossary: Glossary) -> None:
     loose = glossary.model_copy(update={"terms": (), "names": ()})
     only_details = {locale: notices.model_copy(update={"codes": {"EXTRA": notices.codes[
         "RUN_FAILED"]}}) for locale, notices in loose.notices.items()}
-    with pytest.raises(GlossaryError, match="run.no-reason"):
+    with pytest.raises(GlossaryError, match=r"run\.no-reason"):
         glossary.merged(loose.model_copy(update={"notices": only_details}),
                         source="tutorials/x/glossary.json")
 
@@ -175,7 +175,7 @@ def test_text_that_does_not_say_a_detail_is_reported(glossary: Glossary, locale:
 
 
 def test_unknown_detail_is_a_key_error_listing_the_known(glossary: Glossary) -> None:
-    with pytest.raises(KeyError, match="run.no-reason"):
+    with pytest.raises(KeyError, match=r"run\.no-reason"):
         glossary.detail_problems("en", "text", "run.nothing")
 
 

@@ -20,8 +20,8 @@ from harness.server.gateway import Gateway
 from harness.server.guard import Endpoint, Refuse, guarded
 from harness.server.log import ServerLog
 from harness.server.model.provider import ModelProvider
-from harness.server.state import TestbedCalls, WorkspaceState
 from harness.server.preload import with_runtime_preloads
+from harness.server.state import TestbedCalls, WorkspaceState
 from harness.server.static import NO_STORE, StaticDirectory, file_response
 
 STATIC_METHODS = ["GET", "HEAD"]
