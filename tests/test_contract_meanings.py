@@ -31,6 +31,12 @@ def meanings_table() -> str:
         zh_says, zh_claims = _says(zh, name, detail=detail)
         label = f"detail `{name}`" if detail else f"`{name}`"
         rows.append(f"| {label} | {en_says} | {en_claims} | {zh_says} | {zh_claims} |")
+    rows.append("")
+    for locale, notices in (("en", en), ("zh", zh)):
+        words = ", ".join(f"`{n}`" for n in notices.negations)
+        how = "whole words, " if locale == "en" else ""
+        rows.append(f"Negations ({locale}, {how}up to {notices.negation_reach} characters "
+                    f"before a claim): {words}.")
     return "\n".join(rows)
 
 
