@@ -17,7 +17,10 @@ or, in a check, with the timeline's evidence in the failure message::
                             action="archive_workspace")
 
 which finds the newest notice carrying `data-code="PERMISSION_DENIED"` (page contract) and
-checks that it names the action by the `description` the model received for it.
+checks that it names the action by the `description` the model received for it. A meaning
+that is not a code's (why a `run` failed when it gave no reason, an unknown gateway code)
+is a glossary detail, `words.detail_problems(text, "run.no-reason")`; a thing named in the
+page's language is a glossary term, `words.says_term(text, "argument")`.
 
 The copy itself is still readable, for the few texts a page must show word for word (a
 placeholder filled in, the page's own messages): `runtime_text(root, locale, key,
