@@ -10,6 +10,7 @@ and the helpers checks use with them.
 from harness.browser.dock import FORGE_ROUTES, Dock, ForgeRoute
 from harness.browser.pages import open_page, reload_page
 from harness.browser.testbed import Testbed
+from harness.browser.timer import time_left
 from harness.evidence import guarantees
 from harness.evidence.guarantees import GuaranteeViolation
 from harness.evidence.records import Mark
@@ -110,6 +111,7 @@ __all__ = [
     "reload_page",
     "runtime_copy_path",
     "runtime_text",
+    "time_left",
     "tool_call",
     "tutorial_text_path",
 ]

@@ -46,6 +46,22 @@ def test_glossary_merge_cannot_change_what_a_code_means(glossary: Glossary) -> N
         glossary.merged(loose, source="tutorials/x/glossary.json")
 
 
+def test_glossary_merge_cannot_change_a_detail(glossary: Glossary) -> None:
+    loose = glossary.model_copy(update={"terms": (), "names": ()})
+    only_details = {locale: notices.model_copy(update={"codes": {"EXTRA": notices.codes[
+        "RUN_FAILED"]}}) for locale, notices in loose.notices.items()}
+    with pytest.raises(GlossaryError, match=r"run\.no-reason"):
+        glossary.merged(loose.model_copy(update={"notices": only_details}),
+                        source="tutorials/x/glossary.json")
+
+
+def test_glossary_whose_locales_know_other_details_is_refused(glossary: Glossary) -> None:
+    data = glossary.model_dump()
+    del data["notices"]["zh"]["details"]["run.no-reason"]
+    with pytest.raises(ValueError, match="details"):
+        Glossary.model_validate(data)
+
+
 # ---- meaning ---------------------------------------------------------------------------
 
 
@@ -127,3 +143,46 @@ def test_zh_always_allow_variant_is_reported(glossary: Glossary) -> None:
         "the en text says 'always allow' but this does not say '始终允许'",
         "says '总是允许': the glossary's term is '始终允许'",
     ]
+
+
+# ---- details and terms ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("locale", "detail", "text"), [
+    ("en", "run.no-reason", "“Compute” was attempted but did not succeed: unknown error"),
+    ("en", "run.no-reason", "Compute failed for no reason it gave."),
+    ("zh", "run.no-reason", "已尝试“计算”，但没有成功：原因不明"),
+    ("en", "run.result-not-json", "Compute did not succeed: its result could not be returned."),
+    ("zh", "run.result-not-json", "结果无法返回给助手"),
+    ("en", "gateway.unknown-code", "The assistant could not answer."),
+    ("zh", "gateway.unknown-code", "助手无法回答，请稍后再试。"),
+])
+def test_text_that_says_a_detail_passes(glossary: Glossary, locale: str, detail: str,
+                                        text: str) -> None:
+    assert glossary.detail_problems(locale, text, detail) == []
+
+
+@pytest.mark.parametrize(("locale", "detail", "text"), [
+    ("en", "run.no-reason", "“Compute” was attempted but did not succeed: 42"),
+    ("en", "run.no-reason", "“Compute” did not succeed: [object Object]"),
+    ("zh", "run.result-not-json", "已尝试“计算”，但没有成功：未知错误"),
+    ("en", "gateway.unknown-code", "MAINTENANCE"),
+    ("en", "gateway.unknown-code", "The assistant could not answer. Your request is done."),
+])
+def test_text_that_does_not_say_a_detail_is_reported(glossary: Glossary, locale: str,
+                                                     detail: str, text: str) -> None:
+    assert glossary.detail_problems(locale, text, detail) != []
+
+
+def test_unknown_detail_is_a_key_error_listing_the_known(glossary: Glossary) -> None:
+    with pytest.raises(KeyError, match=r"run\.no-reason"):
+        glossary.detail_problems("en", "text", "run.nothing")
+
+
+def test_term_is_found_in_its_locale_whatever_the_wording(glossary: Glossary) -> None:
+    assert glossary.says_term("en", "the arguments are not a JSON object", "argument")
+    assert glossary.says_term("zh", "参数不是 JSON 对象", "argument")
+    assert not glossary.says_term("en", "the input is not JSON", "argument")
+    assert not glossary.says_term("zh", "输入不是 JSON", "argument")
+    with pytest.raises(KeyError, match="argument"):
+        glossary.term("en", "widget")

@@ -1,9 +1,11 @@
-"""Every page lists its whole static module graph as `<link rel="modulepreload">`, so the
-browser fetches the runtime in one wave instead of one wave per level of imports.
+"""Every page, as the fixture server serves it, lists its whole static module graph as
+`<link rel="modulepreload">`, so the browser fetches the runtime in one wave instead of one
+wave per level of imports.
 
 The graph is computed here from the import statements, fetched through the fixture server's
-own routes, so a module added to the runtime (or one split in two) fails this test until the
-pages list it.
+own routes. The pages' own markup names no module inside the runtime: the server writes the
+runtime's lines at the page's marker from the runtime's imports (`harness.server.preload`),
+so a runtime laid out differently is preloaded as it is laid out, without 404s.
 """
 
 from __future__ import annotations
@@ -12,15 +14,25 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from html.parser import HTMLParser
+from pathlib import Path
 from urllib.parse import urljoin, urlsplit
 
 import httpx
 import pytest
 
+from harness.project.paths import FIXTURES_DIR_NAME, PROJECT_ROOT
+from harness.server.preload import (
+    RUNTIME_PRELOAD_MARKER,
+    runtime_module_graph,
+    with_runtime_preloads,
+)
 from harness.server.runner import TutorialServer
 
-# Pages whose module graphs are preloaded, by path on the fixture server.
+# Pages whose module graphs are preloaded, by path on the fixture server, and their files.
 PAGES = ("/", "/testbed/")
+PAGE_FILES = ("r-15-confirmation-and-human-handoff/index.html", "pling-testbed/index.html")
+# What a page may name of the runtime: its public entry and its stylesheet.
+RUNTIME_PUBLIC = ("/pling/index.js", "/pling/dock.css")
 # A static import or re-export written at the start of a line, as the runtime and the pages
 # write theirs: `import x from "…"`, `import {…} from "…" with {…}`, `export {…} from "…"`,
 # `import "…"`. `import("…")` is dynamic and not part of the static graph.
@@ -139,3 +151,42 @@ def test_page_preloads_its_whole_module_graph(client: httpx.Client, page_path: s
         f"{page_path}: a JSON module is preloaded with as=\"json\" (or the browser fetches it "
         "twice), a script module without `as`; write:\n"
         + "\n".join(link_line(path) for path in wrong_kind))
+
+
+@pytest.mark.parametrize("page_file", PAGE_FILES)
+def test_page_markup_names_no_module_inside_the_runtime(page_file: str) -> None:
+    markup_text = (PROJECT_ROOT / FIXTURES_DIR_NAME / page_file).read_text(encoding="utf-8")
+    markup = PageMarkup()
+    markup.feed(markup_text)
+    assert RUNTIME_PRELOAD_MARKER in markup_text, f"{page_file} has no {RUNTIME_PRELOAD_MARKER}"
+    named = sorted({path for path in re.findall(r"/pling/[\w./-]+", markup_text)
+                    if path not in RUNTIME_PUBLIC})
+    assert not named, (f"{page_file} names the runtime's own modules {named}: leave them to "
+                       f"the server's {RUNTIME_PRELOAD_MARKER}")
+    assert not markup.preloads, f"{page_file} lists preloads of its own: {markup.preloads}"
+
+
+def test_a_runtime_laid_out_differently_is_preloaded_as_it_is_laid_out(tmp_path: Path) -> None:
+    runtime = tmp_path / "pling"
+    (runtime / "core" / "text").mkdir(parents=True)
+    (runtime / "index.js").write_text(
+        'export { mountAgent } from "./core/mount.js";\nimport "/pling/extra.js";\n'
+        'import { x } from "https://cdn.example/lib.js";\n', encoding="utf-8")
+    (runtime / "core" / "mount.js").write_text(
+        'import words from "./text/en.json" with { type: "json" };\n'
+        'import "../missing.js";\nexport const mountAgent = () => words;\n', encoding="utf-8")
+    (runtime / "core" / "text" / "en.json").write_text("{}", encoding="utf-8")
+    (runtime / "extra.js").write_text("export {};\n", encoding="utf-8")
+
+    assert runtime_module_graph(runtime) == [
+        "/pling/core/mount.js", "/pling/core/text/en.json", "/pling/extra.js", "/pling/index.js"]
+    page = f"<head>\n    {RUNTIME_PRELOAD_MARKER}\n</head>"
+    assert with_runtime_preloads(page, runtime).splitlines() == [
+        "<head>",
+        '    <link rel="modulepreload" href="/pling/core/mount.js">',
+        '    <link rel="modulepreload" href="/pling/core/text/en.json" as="json">',
+        '    <link rel="modulepreload" href="/pling/extra.js">',
+        '    <link rel="modulepreload" href="/pling/index.js">',
+        "</head>",
+    ]
+    assert with_runtime_preloads("<head></head>", runtime) == "<head></head>"

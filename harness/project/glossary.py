@@ -64,6 +64,11 @@ class LocaleNotices(_Strict):
     negation_reach: int = Field(ge=1, le=40)
     """How many characters before a claim a negation may stand and still negate it."""
     codes: dict[str, NoticeMeaning] = Field(min_length=1)
+    details: dict[str, NoticeMeaning] = {}
+    """Meanings a text carries besides its code's, by name: the reason a `RUN_FAILED` gives
+    when `run` gave none of its own (`run.no-reason`, `run.result-not-json`), the error for a
+    gateway code the page has no words for (`gateway.unknown-code`). A check holds a text to
+    one of these instead of to a runtime's own copy key."""
 
 
 class Term(_Strict):
@@ -98,6 +103,9 @@ class Glossary(_Strict):
         if self.notices and set(self.notices["zh"].codes) != set(self.notices["en"].codes):
             raise ValueError(f"notices: zh covers {sorted(self.notices['zh'].codes)} but en "
                              f"covers {sorted(self.notices['en'].codes)}")
+        if self.notices and set(self.notices["zh"].details) != set(self.notices["en"].details):
+            raise ValueError(f"notices: zh details cover {sorted(self.notices['zh'].details)} "
+                             f"but en details cover {sorted(self.notices['en'].details)}")
         return self
 
     # ---- combining ------------------------------------------------------------------------
@@ -111,11 +119,14 @@ class Glossary(_Strict):
             if base is None:
                 notices[locale] = extra
                 continue
-            clash = sorted(set(base.codes) & set(extra.codes))
+            clash = sorted(set(base.codes) & set(extra.codes)
+                           | set(base.details) & set(extra.details))
             if clash:
                 raise GlossaryError(f"{source}: notices.{locale} redefines {clash}; the "
                                     "framework's meaning of a result code cannot be changed")
-            notices[locale] = base.model_copy(update={"codes": {**base.codes, **extra.codes}})
+            notices[locale] = base.model_copy(update={
+                "codes": {**base.codes, **extra.codes},
+                "details": {**base.details, **extra.details}})
         return Glossary(names=(*self.names, *more.names), notices=notices,
                         terms=(*self.terms, *more.terms))
 
@@ -133,24 +144,28 @@ class Glossary(_Strict):
         if notices is None or code not in notices.codes:
             raise KeyError(f"the glossary has no meaning for {code!r} in {locale!r}; known: "
                            f"{sorted(notices.codes) if notices else []}")
-        meaning = notices.codes[code]
-        problems: list[str] = []
-        if naming is not None and naming not in text:
-            problems.append(f"does not name the action {naming!r}")
-        # The action's own name may contain anything ("Publish the saved changes"): it is
-        # not the notice's claim, so it is left out before reading what the notice says.
-        said = text.replace(naming, " ") if naming else text
-        for phrases in meaning.says:
-            if not any(_occurrences(said, phrase) for phrase in phrases):
-                problems.append(f"says none of {list(phrases)}")
-        for claim in meaning.never_claims:
-            for start in _occurrences(said, claim):
-                before = said[max(0, start - notices.negation_reach):start]
-                if not any(_occurrences(before, negation, whole_word=True)
-                           for negation in notices.negations):
-                    problems.append(f"claims {claim!r} (at {said[start:start + 20]!r})")
-                    break
-        return problems
+        return _problems(notices, notices.codes[code], text, naming)
+
+    def detail_problems(self, locale: str, text: str, detail: str) -> list[str]:
+        """What is wrong with `text` as saying the glossary's `detail` (a named meaning such
+        as `run.no-reason`) in `locale`: a phrase group it says nothing of, a claim it makes."""
+        notices = self.notices.get(_locale(locale))
+        if notices is None or detail not in notices.details:
+            raise KeyError(f"the glossary has no detail {detail!r} in {locale!r}; known: "
+                           f"{sorted(notices.details) if notices else []}")
+        return _problems(notices, notices.details[detail], text, None)
+
+    def term(self, locale: str, en: str) -> tuple[str, ...]:
+        """The phrases of the glossary term whose en form is `en`, in `locale` (en: the term
+        and its forms; zh: the zh term): what a text must use to name that thing."""
+        for term in self.terms:
+            if term.en == en:
+                return term.en_phrases if _locale(locale) == "en" else (term.zh,)
+        raise KeyError(f"the glossary has no term {en!r}; known: {[t.en for t in self.terms]}")
+
+    def says_term(self, locale: str, text: str, en: str) -> bool:
+        """Whether `text` uses the glossary term `en` in `locale` (where a word starts)."""
+        return any(_occurrences(text, phrase) for phrase in self.term(locale, en))
 
     # ---- language ------------------------------------------------------------------------
 
@@ -197,6 +212,27 @@ class Glossary(_Strict):
             problems += [f"says {variant!r}: the glossary's term is {instead!r}"
                          for variant in avoid if _occurrences(text, variant)]
         return problems
+
+
+def _problems(notices: LocaleNotices, meaning: NoticeMeaning, text: str,
+              naming: str | None) -> list[str]:
+    problems: list[str] = []
+    if naming is not None and naming not in text:
+        problems.append(f"does not name the action {naming!r}")
+    # The action's own name may contain anything ("Publish the saved changes"): it is
+    # not the notice's claim, so it is left out before reading what the notice says.
+    said = text.replace(naming, " ") if naming else text
+    for phrases in meaning.says:
+        if not any(_occurrences(said, phrase) for phrase in phrases):
+            problems.append(f"says none of {list(phrases)}")
+    for claim in meaning.never_claims:
+        for start in _occurrences(said, claim):
+            before = said[max(0, start - notices.negation_reach):start]
+            if not any(_occurrences(before, negation, whole_word=True)
+                       for negation in notices.negations):
+                problems.append(f"claims {claim!r} (at {said[start:start + 20]!r})")
+                break
+    return problems
 
 
 def _locale(locale: str) -> GlossaryLocale:

@@ -17,7 +17,10 @@ or, in a check, with the timeline's evidence in the failure message::
                             action="archive_workspace")
 
 which finds the newest notice carrying `data-code="PERMISSION_DENIED"` (page contract) and
-checks that it names the action by the `description` the model received for it.
+checks that it names the action by the `description` the model received for it. A meaning
+that is not a code's (why a `run` failed when it gave no reason, an unknown gateway code)
+is a glossary detail, `words.detail_problems(text, "run.no-reason")`; a thing named in the
+page's language is a glossary term, `words.says_term(text, "argument")`.
 
 The copy itself is still readable, for the few texts a page must show word for word (a
 placeholder filled in, the page's own messages): `runtime_text(root, locale, key,
@@ -88,6 +91,20 @@ class Words:
         """Why `text` is not a faithful notice for `code` ([] if it is): each meaning of the
         glossary it does not say, each claim it makes, and not naming `naming`."""
         return self.glossary.meaning_problems(self.locale, text, code, naming=naming)
+
+    def detail_problems(self, text: str, detail: str) -> list[str]:
+        """Why `text` does not say the glossary's named `detail` in this locale ([] if it
+        does), e.g. `run.no-reason`: what a RUN_FAILED says when `run` gave no reason."""
+        return self.glossary.detail_problems(self.locale, text, detail)
+
+    def says_term(self, text: str, en: str) -> bool:
+        """Whether `text` uses the glossary's term `en` in this locale ("argument": 参数 in
+        zh), the way a page names that thing whatever its own wording."""
+        return self.glossary.says_term(self.locale, text, en)
+
+    def term(self, en: str) -> tuple[str, ...]:
+        """The phrases of the glossary's term `en` in this locale."""
+        return self.glossary.term(self.locale, en)
 
     # ---- the copy ------------------------------------------------------------------------
 

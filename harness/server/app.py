@@ -20,6 +20,7 @@ from harness.server.gateway import Gateway
 from harness.server.guard import Endpoint, Refuse, guarded
 from harness.server.log import ServerLog
 from harness.server.model.provider import ModelProvider
+from harness.server.preload import with_runtime_preloads
 from harness.server.state import TestbedCalls, WorkspaceState
 from harness.server.static import NO_STORE, StaticDirectory, file_response
 
@@ -63,11 +64,17 @@ def create_app(
     testbed = testbed if testbed is not None else TestbedCalls()
     api = BusinessApi(state=state, testbed=testbed, log=log)
     gateway = Gateway(provider=provider, log=log, state=state)
-    runtime_files = StaticDirectory(root / FIXTURES_DIR_NAME / RUNTIME_DIR_NAME,
-                                    cache_control=static_cache)
+    runtime_dir = root / FIXTURES_DIR_NAME / RUNTIME_DIR_NAME
+    runtime_files = StaticDirectory(runtime_dir, cache_control=static_cache)
+
+    def preloads(html: str) -> str:
+        # The pages preload the runtime's graph as the runtime lays it out, not by name.
+        return with_runtime_preloads(html, runtime_dir)
+
     testbed_files = StaticDirectory(root / FIXTURES_DIR_NAME / TESTBED_DIR_NAME,
-                                    cache_control=static_cache)
-    fixture_files = StaticDirectory(tutorial.fixture_directory(root), cache_control=static_cache)
+                                    cache_control=static_cache, rewrite_html=preloads)
+    fixture_files = StaticDirectory(tutorial.fixture_directory(root), cache_control=static_cache,
+                                    rewrite_html=preloads)
     copy_directory = tutorial.copy_directory(root)
 
     def api_route(path: str, endpoint: Endpoint, method: str, refuse: Refuse = api.refuse) -> Route:

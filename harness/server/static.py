@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 from starlette.requests import Request
@@ -49,20 +50,30 @@ def not_found() -> Response:
     return PlainTextResponse("Not Found", status_code=404)
 
 
-def file_response(base: Path, relative: str, *, cache_control: str = NO_STORE) -> Response:
+# Rewrites an HTML page's text as it is served (the runtime's preloads, `harness.server.preload`).
+HtmlRewrite = Callable[[str], str]
+
+
+def file_response(base: Path, relative: str, *, cache_control: str = NO_STORE,
+                  rewrite_html: HtmlRewrite | None = None) -> Response:
     found = resolve_inside(base, relative)
     if found is None:
         return not_found()
-    return FileResponse(found, media_type=media_type(found),
-                        headers={"Cache-Control": cache_control})
+    headers = {"Cache-Control": cache_control}
+    if rewrite_html is not None and found.suffix.lower() == ".html":
+        html = rewrite_html(found.read_text(encoding="utf-8"))
+        return Response(html, media_type=media_type(found), headers=headers)
+    return FileResponse(found, media_type=media_type(found), headers=headers)
 
 
 class StaticDirectory:
     """Serves one directory under a URL prefix; `path` is the route's `{path:path}` part."""
 
-    def __init__(self, directory: Path, *, cache_control: str = NO_STORE) -> None:
+    def __init__(self, directory: Path, *, cache_control: str = NO_STORE,
+                 rewrite_html: HtmlRewrite | None = None) -> None:
         self.directory = directory
         self.cache_control = cache_control
+        self.rewrite_html = rewrite_html
 
     async def handle(self, request: Request) -> Response:
         relative: str = request.path_params.get("path", "")
@@ -71,4 +82,5 @@ class StaticDirectory:
             target = (self.directory / relative)
             if target.is_dir() and target.resolve().is_relative_to(self.directory.resolve()):
                 return RedirectResponse(request.url.path + "/", status_code=307)
-        return file_response(self.directory, relative, cache_control=self.cache_control)
+        return file_response(self.directory, relative, cache_control=self.cache_control,
+                             rewrite_html=self.rewrite_html)

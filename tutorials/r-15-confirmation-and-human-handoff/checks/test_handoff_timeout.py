@@ -7,13 +7,12 @@ contains the time left as `m:ss`, `mm:ss` or `h:mm:ss`, exact at whole seconds."
 
 from __future__ import annotations
 
-import re
 from typing import TYPE_CHECKING
 
 import pytest
 from playwright.sync_api import Page, expect
 
-from harness import Dock, ModelHandle, Say, Testbed, Timeline, Words, guarantees
+from harness import Dock, ModelHandle, Say, Testbed, Timeline, Words, guarantees, time_left
 
 if TYPE_CHECKING:  # the checks' conftest.py; pytest imports it, tests only name its types
     from conftest import Workspace
@@ -34,15 +33,6 @@ CUSTOM_TIMEOUTS_MS = {
 TESTBED_REQUEST = {"en": "do the timed step", "zh": "完成限时步骤"}
 TESTBED_PATTERN = r"timed|限时"
 TESTBED_ACTION = "timed_step"
-
-
-def time_left(seconds: int) -> re.Pattern[str]:
-    """Matches a text showing `seconds` left as `m:ss` / `mm:ss` (minutes may pass 59) or
-    `h:mm:ss`, not as part of a longer number."""
-    minutes, secs = divmod(seconds, 60)
-    hours, minutes_in_hour = divmod(minutes, 60)
-    forms = [f"0*{minutes}:{secs:02d}", f"0*{hours}:{minutes_in_hour:02d}:{secs:02d}"]
-    return re.compile(rf"(?<![\d:])(?:{'|'.join(forms)})(?![\d:])")
 
 
 def start_timed_handoff(testbed: Testbed, dock: Dock, model: ModelHandle, locale: str,

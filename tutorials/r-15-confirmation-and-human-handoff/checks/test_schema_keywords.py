@@ -44,13 +44,15 @@ PARAMS: dict[str, Any] = {
 # Any text will do: the model's reply is scripted per test.
 REQUEST = {"en": "tune the widget", "zh": "调整组件"}
 EMOJI = "\N{GRINNING FACE}"  # one character (code point), two UTF-16 units
+# The glossary term a message uses for the arguments as a whole (page contract).
+ARGUMENTS_TERM = "argument"
 
 
 @dataclass(frozen=True)
 class Case:
     """Raw `arguments` text the model sends, the keyword it exercises, and (for a bad value)
     the argument path its INVALID_PARAMS must name (None: the arguments as a whole, which
-    the runtime names with its own word for them)."""
+    the message names with the glossary's term for them, `argument` / 参数)."""
 
     keyword: str
     id: str
@@ -146,16 +148,19 @@ def test_value_breaking_a_schema_keyword_is_refused_invalid_params_naming_it(
     told = {r.call_id: r for r in model.tool_results() if r.action == ACTION}
     problems: dict[str, str] = {}
     for n, case in enumerate(BAD_VALUES):
-        names = case.names or words.runtime("schema.root")
+        def names_it(text: str, case: Case = case) -> bool:
+            # A path verbatim; the arguments as a whole by the glossary's term, any wording.
+            return case.names in text if case.names else words.says_term(text, ARGUMENTS_TERM)
+        wanted = case.names or f"the term {words.term(ARGUMENTS_TERM)}"
         result = told.get(f"call_{n}")
         message = str((result.envelope or {}).get("message", "")) if result else ""
         if result is None or result.code != "INVALID_PARAMS":
             problems[case_id(case)] = f"the model got {result.describe() if result else None}"
-        elif names not in message:
-            problems[case_id(case)] = f"the model was told {message!r}, not naming {names!r}"
-        elif DESC[locale] not in shown[n] or names not in shown[n]:
+        elif not names_it(message):
+            problems[case_id(case)] = f"the model was told {message!r}, not naming {wanted}"
+        elif DESC[locale] not in shown[n] or not names_it(shown[n].replace(DESC[locale], " ")):
             problems[case_id(case)] = (f"the notice {shown[n]!r} names neither the action "
-                                       f"nor {names!r}")
+                                       f"nor {wanted}")
     assert not problems, problems
 
 
