@@ -6,7 +6,7 @@ rebinding) on reads as well as writes. Sent over HTTP to the server under check,
 against the fixture server and, with `--base-url`, against yours: each state-changing
 request the tutorial declares (its presets and its reset) is sent from a state it would
 change, is refused with its status, and the state, read back and shown by the page, is
-unchanged. (These refusals were proven only by `tests/` against the fixture server, and the
+unchanged; the model endpoint (`api.model`) refuses the same requests. (These refusals were proven only by `tests/` against the fixture server, and the
 guarantee was `n/a (external)`.)"""
 
 from __future__ import annotations
@@ -33,6 +33,9 @@ FOREIGN_VALUE = "Taken over"
 # Where a declared reset would change something: every field away from the initial state.
 CHANGED = WorkspaceSnapshot(name="Globex", archived=True, published=True)
 REQUEST_TIMEOUT_SECONDS = 15.0
+# A request the model endpoint would answer (gateway wire format): refused, it reaches no model.
+GATEWAY_REQUEST = {"messages": [{"role": "user", "content": "archive the workspace"}],
+                   "tools": [], "locale": "en"}
 
 
 @dataclass(frozen=True)
@@ -163,6 +166,11 @@ def test_foreign_request_to_the_business_api_is_refused_and_changes_nothing(
                 last = now
             if problem:
                 problems.append(problem)
+        # The model endpoint is guarded like the business API: refused, it asks no model.
+        problem = refused(send(client, foreign, "POST", tutorial.api.model, GATEWAY_REQUEST),
+                          foreign, "the model endpoint")
+        if problem:
+            problems.append(problem)
         # A rebound name may not even read: the Host is checked on every API route.
         if foreign.host is not None and tutorial.api.state is not None:
             read = tutorial.api.state
