@@ -6,8 +6,9 @@ rebinding) on reads as well as writes. Sent over HTTP to the server under check,
 against the fixture server and, with `--base-url`, against yours: each state-changing
 request the tutorial declares (its presets and its reset) is sent from a state it would
 change, is refused with its status, and the state, read back and shown by the page, is
-unchanged; the model endpoint (`api.model`) refuses the same requests. (These refusals were proven only by `tests/` against the fixture server, and the
-guarantee was `n/a (external)`.)"""
+unchanged; the model endpoint (`api.model`) refuses the same requests. (These refusals were
+proven only by `tests/` against the fixture server, and the guarantee was
+`n/a (external)`.)"""
 
 from __future__ import annotations
 
