@@ -74,7 +74,9 @@ GUARANTEE_SOURCES: dict[str, frozenset[EvidenceSource]] = {
     "run-result-reaches-the-model": _BROWSER_EVIDENCE,
     "schema-enforced": _BROWSER_EVIDENCE,
     "secrets-stay-on-server": frozenset({"page", "network", "provider", "server"}),
-    "server-refuses-foreign-requests": frozenset({"network", "state", "server", "server-log"}),
+    # Proven by sending foreign requests to the target's declared business API over HTTP and
+    # reading its state back (tests/ prove the fixture server's guard further, from its log).
+    "server-refuses-foreign-requests": _BROWSER_EVIDENCE,
     "session-grant-for-ask": _BROWSER_EVIDENCE,
     "success-after-business-answer": _BROWSER_EVIDENCE,
     "success-only-after-published": _BROWSER_EVIDENCE,
