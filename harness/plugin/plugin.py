@@ -51,7 +51,7 @@ from harness.browser.testbed import Testbed
 from harness.browser.warm import WarmPage
 from harness.evidence.guarantees import GuaranteeViolation
 from harness.evidence.timeline import Timeline
-from harness.plugin import external, stopping
+from harness.plugin import external, shards, stopping
 from harness.plugin import overrides as pytest_overrides
 from harness.plugin.external import ServedTutorial
 from harness.plugin.factories import (
@@ -66,6 +66,7 @@ from harness.plugin.report import ReportExtras
 from harness.plugin.report_writer import (
     GUARANTEE_PROPERTY,
     LOCALE_PROPERTY,
+    REPORT_PLUGIN_NAME,
     ReportWriter,
     attach_extras,
     clear_html_report,
@@ -84,7 +85,6 @@ from harness.server.state import WorkspaceSnapshot
 DEFAULT_TUTORIAL_ID = "r-15-confirmation-and-human-handoff"
 LOCALES = ("zh", "en")
 OVERRIDES_PLUGIN_NAME = "pling-overrides"
-REPORT_PLUGIN_NAME = "pling-report"
 TIMELINE_KEY = pytest.StashKey[Timeline]()
 GALLERY_KEY = pytest.StashKey[Gallery]()
 # With --pling-html and no --output, pytest-playwright keeps its traces inside the report.
@@ -135,6 +135,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
              "each locale. Turns on --tracing=retain-on-failure and --output=DIR/traces "
              "unless given",
     )
+    shards.addoption(group)  # --pling-shard K/N (harness/plugin/shards.py)
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -156,6 +157,7 @@ def pytest_configure(config: pytest.Config) -> None:
     if stop_at and not config.pluginmanager.has_plugin(stopping.PLUGIN_NAME):
         config.pluginmanager.register(stopping.StopAtKill(frozenset(stop_at)),
                                       stopping.PLUGIN_NAME)
+    shards.configure(config)
     external.configure(config)  # --base-url: a page served elsewhere (harness/plugin/external.py)
     is_worker = hasattr(config, "workerinput")
     html = config.getoption("--pling-html")

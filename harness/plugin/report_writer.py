@@ -23,6 +23,7 @@ from harness.plugin.report import (
     GalleryCapture,
     Outcome,
     ReportExtras,
+    ShardRecord,
     SuiteReport,
     TestRecord,
 )
@@ -32,6 +33,10 @@ GUARANTEE_PROPERTY = "pling_guarantee"
 # pytest-playwright names each trace it keeps in the teardown report's user properties.
 TRACE_PROPERTY = "playwright_trace"
 EXTRAS_ATTRIBUTE = "pling_extras"
+# The name the plugin registers its ReportWriter under.
+REPORT_PLUGIN_NAME = "pling-report"
+# Beside index.html: the report as JSON, what `pling-tutorial merge-reports` reads.
+SUITE_FILE_NAME = "report.json"
 
 
 def locale_of(item: pytest.Item) -> str | None:
@@ -87,6 +92,7 @@ def clear_html_report(folder: Path) -> None:
     """Remove what an earlier run wrote there (only the report's own files)."""
     shutil.rmtree(folder / GALLERY_DIR_NAME, ignore_errors=True)
     (folder / REPORT_FILE_NAME).unlink(missing_ok=True)
+    (folder / SUITE_FILE_NAME).unlink(missing_ok=True)
 
 
 class ReportWriter:
@@ -102,6 +108,8 @@ class ReportWriter:
         self.records: dict[str, TestRecord] = {}
         self.gallery: dict[tuple[str, str], GalleryCapture] = {}
         self.gallery_notes: list[str] = []
+        self.shard: ShardRecord | None = None
+        """Set by harness/plugin/shards.py when the run is one part of the suite."""
 
     def pytest_collection_finish(self, session: pytest.Session) -> None:
         # Everything selected is listed, so a collect-only run reports the guarantees too;
@@ -160,8 +168,11 @@ class ReportWriter:
         return record.outcome, record.failure
 
     def suite_report(self) -> SuiteReport:
+        shard = self.shard
+        if shard is not None and self.html_folder is not None:
+            shard = shard.model_copy(update={"folder": str(self.html_folder)})
         return SuiteReport(tests=list(self.records.values()), gallery=list(self.gallery.values()),
-                           gallery_notes=self.gallery_notes)
+                           gallery_notes=self.gallery_notes, shard=shard)
 
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
         suite = self.suite_report()
@@ -169,6 +180,7 @@ class ReportWriter:
             suite.write(self.json_path)
         if self.html_folder is not None:
             write_html_report(suite, self.html_folder, locales=self.locales)
+            suite.write(self.html_folder / SUITE_FILE_NAME)
 
     def pytest_terminal_summary(self, terminalreporter: pytest.TerminalReporter) -> None:
         if self.html_folder is not None:
