@@ -13,6 +13,7 @@ from typing import TypeAlias
 
 from harness.browser.chromium import ChromiumNotFound
 from harness.browser.preflight import check_target
+from harness.browser.remote import BrowserServer, BrowserServerError
 from harness.cli.check import checks_dir, run_check
 from harness.cli.merge import MergeError, run_merge
 from harness.cli.mutation.catalogue import (
@@ -212,6 +213,43 @@ def add_check_command(subparsers: SubParsers) -> None:
     parser.set_defaults(handler=run_check_command, accepts_pytest_args=True)
 
 
+# --- browser-server ------------------------------------------------------------------
+
+
+def run_browser_server(args: argparse.Namespace) -> int:
+    try:
+        server = BrowserServer(host=args.host, port=args.port, headless=not args.headed)
+        server.start()
+    except (ChromiumNotFound, BrowserServerError) as error:
+        return fail(str(error))
+    try:
+        print(f"Browser server at {server.endpoint}", flush=True)
+        print(f"Check through it: {PROGRAM} check r-15 --connect {server.endpoint}", flush=True)
+        print("Press Ctrl-C to stop.", flush=True)
+        wait_for_ctrl_c()
+    except KeyboardInterrupt:
+        print("Stopped.", flush=True)
+    finally:
+        server.stop()
+    return 0
+
+
+def add_browser_server_command(subparsers: SubParsers) -> None:
+    parser = subparsers.add_parser(
+        "browser-server", help="serve this machine's Chromium to checks run elsewhere",
+        description="Run Playwright's browser server (playwright launch-server) with the "
+        "Chromium the harness finds here, print its ws:// address and serve until Ctrl-C. "
+        "Checks elsewhere connect with `check --connect WS_URL` (or pytest --pling-connect).",
+    )
+    parser.add_argument("--host", default="127.0.0.1",
+                        help="address to listen on (default 127.0.0.1; 0.0.0.0 for other "
+                        "machines: anyone who can reach it can drive the browser)")
+    parser.add_argument("--port", type=port_number, default=0,
+                        help="port to listen on (default 0: any free one)")
+    parser.add_argument("--headed", action="store_true", help="show the browser's windows")
+    parser.set_defaults(handler=run_browser_server)
+
+
 # --- merge-reports -------------------------------------------------------------------
 
 
@@ -360,6 +398,7 @@ COMMANDS: tuple[Callable[[SubParsers], None], ...] = (
     add_dev_command,
     add_check_command,
     add_merge_command,
+    add_browser_server_command,
     add_mutate_command,
 )
 

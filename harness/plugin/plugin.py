@@ -51,7 +51,7 @@ from harness.browser.testbed import Testbed
 from harness.browser.warm import WarmPage
 from harness.evidence.guarantees import GuaranteeViolation
 from harness.evidence.timeline import Timeline
-from harness.plugin import external, shards, stopping
+from harness.plugin import external, remote, shards, stopping
 from harness.plugin import overrides as pytest_overrides
 from harness.plugin.external import ServedTutorial
 from harness.plugin.factories import (
@@ -136,6 +136,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
              "unless given",
     )
     shards.addoption(group)  # --pling-shard K/N (harness/plugin/shards.py)
+    remote.addoption(group)  # --pling-connect WS_URL (harness/plugin/remote.py)
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -151,6 +152,9 @@ def pytest_configure(config: pytest.Config) -> None:
     # Registered now, after every entry point, so these override pytest-playwright's.
     if not config.pluginmanager.is_registered(pytest_overrides):
         config.pluginmanager.register(pytest_overrides, OVERRIDES_PLUGIN_NAME)
+    if not config.pluginmanager.is_registered(remote):
+        config.pluginmanager.register(remote, remote.PLUGIN_NAME)
+    remote.endpoint_of(config)  # fail fast on a bad --pling-connect
     pling_root(config)  # fail fast on a bad --pling-root
     stop_at = config.getoption("--pling-guarantee") if config.getoption(
         "--pling-stop-at-kill") else None
