@@ -10,6 +10,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from playwright._impl._driver import compute_driver_executable, get_driver_env
 
 from harness.browser.remote import BrowserServer
 from harness.plugin.report import SuiteReport
@@ -110,3 +111,35 @@ def test_connect_to_something_not_a_browser_server_is_a_usage_error_naming_it(
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["*--pling-connect 'http://127.0.0.1:9/' is not a browser "
                                  "server's address*"])
+
+
+@pytest.fixture
+def run_server() -> Iterator[str]:
+    """`playwright run-server --unsafe` on 127.0.0.1: it launches a browser per client, with
+    the client's launch options (the system Chromium's path among them)."""
+    node, cli = compute_driver_executable()
+    server = subprocess.Popen([node, cli, "run-server", "--host", "127.0.0.1", "--port", "0",
+                               "--unsafe"], stdout=subprocess.PIPE, text=True,
+                              env=get_driver_env())
+    try:
+        assert server.stdout is not None
+        line = server.stdout.readline()  # "Listening on ws://127.0.0.1:PORT/"
+        [address] = [word for word in line.split() if word.startswith("ws://")]
+        yield address
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+        if server.stdout is not None:
+            server.stdout.close()
+
+
+def test_check_passes_in_a_browser_that_playwright_run_server_launched(
+    pytester: pytest.Pytester, run_server: str
+) -> None:
+    pytester.makepyfile(SERVED_BROWSER_PROBE.replace(
+        f'assert "{SERVED_MARK}" in', "assert 'HeadlessChrome' in"))
+
+    result = pytester.runpytest_subprocess("--pling-locale", "en", "-p", "no:cacheprovider",
+                                           "--pling-connect", run_server)
+
+    result.assert_outcomes(passed=1)

@@ -11,6 +11,7 @@ checks use travels over Playwright's protocol like any other call: the model rou
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -18,6 +19,7 @@ import pytest
 from harness.browser.remote import CONNECT_EXPOSE_NETWORK
 
 PLUGIN_NAME = "pling-remote"
+LAUNCH_OPTIONS_HEADER = "x-playwright-launch-options"
 CONNECT_OPTION = "--pling-connect"
 
 
@@ -39,12 +41,29 @@ def endpoint_of(config: pytest.Config) -> str | None:
     return str(value) if value is not None else None
 
 
+def launch_options_header(launch_args: dict[str, Any]) -> str:
+    """The launch options a `playwright run-server` reads from its client, in the names
+    its Node side knows (pytest-playwright sends Python's, which it ignores): so a server
+    run with `--unsafe` launches the Chromium this side found (`executablePath`)."""
+    return json.dumps({_camel(key): value for key, value in launch_args.items()})
+
+
+def _camel(name: str) -> str:
+    head, *rest = name.split("_")
+    return head + "".join(part.title() for part in rest)
+
+
 @pytest.fixture(scope="session")
-def connect_options(connect_options: dict[str, Any] | None,
-                    pytestconfig: pytest.Config) -> dict[str, Any] | None:
-    """pytest-playwright's connect options; with --pling-connect, that server's."""
+def connect_options(connect_options: dict[str, Any] | None, pytestconfig: pytest.Config,
+                    browser_type_launch_args: dict[str, Any]) -> dict[str, Any] | None:
+    """pytest-playwright's connect options; with --pling-connect, that server's. A
+    `launch-server` has its browser already; a `run-server` launches one per client with
+    the options of the launch options header."""
     endpoint = endpoint_of(pytestconfig)
     if endpoint is None:
         return connect_options
-    return {**(connect_options or {}), "endpoint": endpoint,
-            "expose_network": CONNECT_EXPOSE_NETWORK}
+    given = connect_options or {}
+    headers = {LAUNCH_OPTIONS_HEADER: launch_options_header(browser_type_launch_args),
+               **(given.get("headers") or {})}
+    return {**given, "endpoint": endpoint, "expose_network": CONNECT_EXPOSE_NETWORK,
+            "headers": headers}
