@@ -295,3 +295,19 @@ def test_merged_report_keeps_the_shards_gallery_and_the_failures_trace(
     assert failed.traces and all(Path(trace).is_file() and Path(trace).is_relative_to(out)
                                  for trace in failed.traces), failed.traces
     assert failed.timeline and "archive_workspace" in failed.timeline
+
+
+def test_a_shard_run_by_pytest_xdist_workers_records_the_same_part(
+    pytester: pytest.Pytester, tmp_path: Path
+) -> None:
+    write_suite(pytester)
+    alone, workers = tmp_path / "alone", tmp_path / "workers"
+    run_shard(pytester, alone, "2/3")
+
+    run_shard(pytester, workers, "2/3", "-n", "2")
+
+    expected = SuiteReport.read(alone / SUITE_FILE_NAME).shard
+    assert sorted(nodeids_run(workers)) == sorted(nodeids_run(alone))
+    assert expected is not None
+    assert SuiteReport.read(workers / SUITE_FILE_NAME).shard == expected.model_copy(
+        update={"folder": str(workers)})
