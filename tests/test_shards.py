@@ -311,3 +311,29 @@ def test_a_shard_run_by_pytest_xdist_workers_records_the_same_part(
     assert expected is not None
     assert SuiteReport.read(workers / SUITE_FILE_NAME).shard == expected.model_copy(
         update={"folder": str(workers)})
+
+
+# r-15's browserless checks: the copy of each locale against the other's.
+COPY_CHECKS = "test_copy_matches_the_other_locale_key_for_key"
+
+
+def test_check_command_runs_its_shards_and_merge_reports_gives_the_verdict(
+    tmp_path: Path
+) -> None:
+    folders = [tmp_path / f"shard-{index}" for index in (1, 2)]
+    codes = [main(["check", "r-15", "--shard", f"{index}/2", "-k", COPY_CHECKS, "-q",
+                   "--report", str(folder)]) for index, folder in enumerate(folders, start=1)]
+    reports = [SuiteReport.read(folder / SUITE_FILE_NAME) for folder in folders]
+
+    assert codes == [0, 0]
+    assert [(r.shard.index, r.shard.count) for r in reports if r.shard] == [(1, 2), (2, 2)]
+    assert reports[0].shard is not None and len(reports[0].shard.collected) == sum(
+        len(r.tests) for r in reports) > 1
+    assert main(["merge-reports", *map(str, folders)]) == 0
+
+
+def test_check_command_refuses_a_shard_outside_its_count_before_running(
+    capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["check", "r-15", "--shard", "5/4"]) == 2
+    assert "--shard '5/4': give K/N with 1 <= K <= N" in capsys.readouterr().err

@@ -11,6 +11,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TypeAlias
 
+import pytest
+
 from harness.browser.chromium import ChromiumNotFound
 from harness.browser.preflight import check_target
 from harness.browser.remote import BrowserServer, BrowserServerError
@@ -29,7 +31,7 @@ from harness.cli.mutation.generated.stryker import ToolchainError
 from harness.cli.mutation.render import render_result_line, render_run
 from harness.cli.mutation.runner import SuiteInvocation, collect_guarantees, run_catalogue
 from harness.evidence.sources import EXTERNAL_SOURCES, why_not_provable
-from harness.plugin.shards import DURATIONS_FILE_NAME
+from harness.plugin.shards import DURATIONS_FILE_NAME, SHARD_OPTION, parse_shard
 from harness.project.tutorials import Tutorial, TutorialError, list_tutorials, load_tutorial
 from harness.server.external import TargetError
 from harness.server.model.config import ProviderConfigError
@@ -175,6 +177,15 @@ def plugin_args(args: argparse.Namespace, tutorial: Tutorial) -> list[str]:
     return extra
 
 
+def shard_spec(text: str) -> str:
+    """`--shard K/N`, checked here so a bad one is a usage line before anything runs."""
+    try:
+        index, count = parse_shard(text)
+    except pytest.UsageError as error:
+        raise argparse.ArgumentTypeError(str(error).replace(SHARD_OPTION, "--shard")) from None
+    return f"{index}/{count}"
+
+
 def add_check_command(subparsers: SubParsers) -> None:
     parser = subparsers.add_parser(
         "check", help="run a tutorial's check suite and summarise its guarantees",
@@ -197,7 +208,7 @@ def add_check_command(subparsers: SubParsers) -> None:
         "its timeline and Playwright trace, kept in DIR/traces unless --output is given) and "
         "a gallery of what the user sees, zh and en side by side")
     parser.add_argument(
-        "--shard", metavar="K/N",
+        "--shard", metavar="K/N", type=shard_spec,
         help="run only the K-th of N parts of the suite, balanced by the durations in the "
         "tutorial's checks/.test_durations; merge the parts' --report folders with "
         "merge-reports")
