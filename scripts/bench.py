@@ -105,7 +105,7 @@ def dev_server():
 def test_by_hand(page: Page, dev_server: str, step: int) -> None:
     # Written as a user would, with pytest-playwright's defaults: a new context and page.
     origin = dev_server.split("/?", 1)[0]
-    page.request.post(f"{origin}/api/workspace/reset", data={})
+    expect(page.request.post(f"{origin}/api/workspace/reset", data={})).to_be_ok()
     page.goto(dev_server)
     page.get_by_test_id("pling-dock-input").fill("rename the workspace to Acme")
     page.get_by_test_id("pling-dock-send").click()
