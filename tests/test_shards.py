@@ -37,7 +37,6 @@ def test_handoff(locale, case):
 def test_model_received(locale):
     assert FAIL_MODEL_RECEIVED is False, "the model heard success"
 
-@pytest.mark.guarantee("model-received")
 def test_skipped_here(locale):
     pytest.skip("not on this page")
 
@@ -224,6 +223,28 @@ def test_a_check_lost_from_a_shards_report_fails_the_merge(
     assert record.outcome == "error"
     for guarantee in lost.guarantees:
         assert merged.report.guarantee_outcomes()[(guarantee, lost.locale or "-")] == "error"
+
+
+def test_a_guarantee_check_left_skipped_by_a_shard_fails_the_merge(
+    pytester: pytest.Pytester, tmp_path: Path
+) -> None:
+    # What a shard that stopped early (-x, a cancelled runner) leaves: checks never run.
+    write_suite(pytester)
+    shards = [tmp_path / f"shard-{index}" for index in (1, 2)]
+    for index, folder in enumerate(shards, start=1):
+        run_shard(pytester, folder, f"{index}/2")
+    path = shards[0] / SUITE_FILE_NAME
+    report = SuiteReport.read(path)
+    index, never_ran = next((i, t) for i, t in enumerate(report.tests) if t.guarantees)
+    report.tests[index] = never_ran.model_copy(update={"outcome": "skipped"})
+    report.write(path)
+
+    merged = merge([read_shard(folder) for folder in shards])
+
+    assert merged.problems == [
+        f"guarantee {never_ran.guarantees[0]!r} in {never_ran.locale} is not proven: "
+        f"{never_ran.nodeid} did not run (skipped)"]
+    assert main(["merge-reports", *map(str, shards)]) == 1
 
 
 def test_a_check_run_in_two_shards_fails_the_merge(

@@ -7,8 +7,10 @@ writes one of each: the guarantee × locale table, the gallery, every check, and
 failure with its timeline and trace.
 
 A check counts once. One that ran in no shard, or in two, is an error in the merged report
-(not a pass), as is a shard missing from 1..N, given twice, or cut from another suite. The
-exit code is the gate: 0 only when every check of the suite ran exactly once and none failed.
+(not a pass), as is a shard missing from 1..N, given twice, or cut from another suite. A
+guarantee is proven only when every one of its checks ran and passed: one left skipped
+(a shard that stopped early) fails the merge too. The exit code is the gate: 0 only when
+every check of the suite ran exactly once, none failed, and no guarantee was left unproven.
 """
 
 from __future__ import annotations
@@ -126,8 +128,19 @@ def merge(shards: Sequence[Shard]) -> Merged:
         for capture in shard.report.gallery:
             gallery.setdefault((capture.state, capture.locale), capture)
         notes += shard.report.gallery_notes
-    return Merged(report=SuiteReport(tests=tests, gallery=list(gallery.values()),
-                                     gallery_notes=notes), problems=problems)
+    report = SuiteReport(tests=tests, gallery=list(gallery.values()), gallery_notes=notes)
+    return Merged(report=report, problems=problems + _unproven(report))
+
+
+def _unproven(report: SuiteReport) -> list[str]:
+    """Guarantees a skipped check leaves unproven (a shard stopped before it, say): proven
+    means every check of it ran and passed (or could not apply to a page served elsewhere)."""
+    return [f"guarantee {guarantee!r} in {locale} is not proven: "
+            + ", ".join(t.nodeid for t in report.tests if guarantee in t.guarantees
+                        and (t.locale or "-") == locale and t.outcome == "skipped")
+            + " did not run (skipped)"
+            for (guarantee, locale), outcome in report.guarantee_outcomes().items()
+            if outcome == "skipped"]
 
 
 def _shard_problems(shards: Sequence[Shard]) -> list[str]:
