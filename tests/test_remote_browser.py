@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import zipfile
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -143,3 +144,30 @@ def test_check_passes_in_a_browser_that_playwright_run_server_launched(
                                            "--pling-connect", run_server)
 
     result.assert_outcomes(passed=1)
+
+
+BROKEN_PROMISE_CHECK = """
+import pytest
+from harness.evidence import guarantees
+
+@pytest.mark.guarantee("model-received")
+def test_denied_archive_counted_as_success(tutorial_page, dock, timeline):
+    dock.ask("archive the workspace")
+    dock.deny()
+    guarantees.model_received(timeline, action="archive_workspace", code="OK")
+"""
+
+
+def test_failure_in_a_served_browser_keeps_its_timeline_and_trace_in_the_report(
+    pytester: pytest.Pytester, browser_server: BrowserServer, tmp_path: Path
+) -> None:
+    pytester.makepyfile(BROKEN_PROMISE_CHECK)
+    report = tmp_path / "report"
+
+    pytester.runpytest_subprocess(
+        "--pling-locale", "en", "-p", "no:cacheprovider", "--pling-html", str(report),
+        "--pling-connect", endpoint(browser_server)).assert_outcomes(failed=1)
+
+    [failed] = SuiteReport.read(report / "report.json").tests
+    assert failed.timeline and "SHOWN approval action=archive_workspace" in failed.timeline
+    assert failed.traces and all(zipfile.is_zipfile(trace) for trace in failed.traces)
