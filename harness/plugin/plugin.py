@@ -214,6 +214,10 @@ def pling_root(config: pytest.Config) -> Path:
     return root
 
 
+# First, whatever order the entry points load in (`python -m pytest` puts the project's own
+# ahead of pytest-playwright's, the `pytest` script does not): the locale leads every node
+# id, `test_x[zh-chromium]`, so ids, and the shards' recorded durations, match across both.
+@pytest.hookimpl(tryfirst=True)
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     if "locale" not in metafunc.fixturenames:
         return

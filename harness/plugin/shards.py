@@ -138,12 +138,21 @@ class ShardCutter:
                                     guarantees=tuple(guarantees_of(item))) for item in items]
         self._publish(ShardRecord(index=self.index, count=self.count, collected=collected))
         algorithm = Algorithms[_algorithm(config)].value
-        part = algorithm(self.count, items, durations_for(config, items))[self.index - 1]
+        durations = durations_for(config, items)
+        part = algorithm(self.count, items, durations)[self.index - 1]
         items[:] = part.selected
         config.hook.pytest_deselected(items=part.deselected)
+        known = sum(1 for check in collected if check.nodeid in durations)
+        self._say(f"pling: shard {self.index}/{self.count}: {len(part.selected)} of "
+                  f"{len(collected)} checks, about {part.duration:.0f} s by the recorded "
+                  f"durations ({known} of {len(collected)} checks recorded"
+                  + ("; refresh them with pling-tutorial check <id> --store-durations)"
+                     if known < len(collected) else ")"))
 
-    def pytest_report_header(self) -> str:
-        return f"pling: shard {self.index}/{self.count} (balanced by recorded durations)"
+    def _say(self, line: str) -> None:
+        reporter = self.config.pluginmanager.get_plugin("terminalreporter")
+        if reporter is not None and not hasattr(self.config, "workerinput"):
+            reporter.write_line(line)
 
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
         record = session.config.stash.get(SHARD_KEY, None)
