@@ -6,6 +6,8 @@ by pytester in subprocesses; one browser suite for the gallery and traces."""
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
@@ -16,6 +18,7 @@ from harness.cli.merge import merge, read_shard
 from harness.plugin.report import SuiteReport
 from harness.plugin.report_writer import SUITE_FILE_NAME
 from harness.plugin.shards import DURATIONS_FILE_NAME
+from harness.project.paths import PROJECT_ROOT
 
 pytest_plugins = ["pytester"]
 
@@ -44,6 +47,7 @@ def test_without_guarantee(locale):
     pass
 """
 CHECK_FILE = Path("checks", "test_small.py")
+R15_CHECKS = PROJECT_ROOT / "tutorials" / "r-15-confirmation-and-human-handoff" / "checks"
 
 
 def write_suite(pytester: pytest.Pytester, *, failing: bool = False) -> None:
@@ -358,3 +362,21 @@ def test_check_command_refuses_a_shard_outside_its_count_before_running(
 ) -> None:
     assert main(["check", "r-15", "--shard", "5/4"]) == 2
     assert "--shard '5/4': give K/N with 1 <= K <= N" in capsys.readouterr().err
+
+
+def collected_ids(command: list[str]) -> list[str]:
+    result = subprocess.run([*command, str(R15_CHECKS / "test_acceptance_walk.py"),
+                             "--collect-only", "-q", "-p", "no:cacheprovider"],
+                            cwd=PROJECT_ROOT, capture_output=True, text=True, check=False)
+    return [line for line in result.stdout.splitlines() if "::" in line]
+
+
+def test_node_ids_are_the_same_however_pytest_is_started() -> None:
+    # `python -m pytest` (how check starts it) loads the project's entry points in another
+    # order than the `pytest` script; the durations file's ids must fit both.
+    script = Path(sys.executable).with_name("pytest")
+
+    by_module = collected_ids([sys.executable, "-m", "pytest"])
+
+    assert by_module and by_module == collected_ids([str(script)])
+    assert all("[zh-" in nodeid or "[en-" in nodeid for nodeid in by_module), by_module
