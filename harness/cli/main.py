@@ -1,4 +1,5 @@
-"""`pling-tutorial`: list, serve, check and mutation-test the tutorials (subcommand dispatch)."""
+"""`pling-tutorial`: list, serve, check (whole or in shards), merge shard reports, serve a
+browser, and mutation-test the tutorials (subcommand dispatch)."""
 
 from __future__ import annotations
 
