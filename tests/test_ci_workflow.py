@@ -1,5 +1,6 @@
 """The CI gate example (.github/workflows/tutorial-check.yml) is valid and runs what the
-README says: its two commands, with the report and JUnit file kept even when checks fail."""
+README says: its two commands, the check as a matrix of shards whose reports one merge job
+turns into the verdict, with the report and JUnit file kept even when checks fail."""
 
 from __future__ import annotations
 
@@ -49,20 +50,62 @@ def test_workflow_runs_each_of_the_readme_commands(workflow: dict[Any, Any]) -> 
             f"no step runs the README's {command!r}; steps run: {runs(workflow)}")
 
 
-def test_workflow_check_writes_the_report_and_the_junit_file(workflow: dict[Any, Any]) -> None:
-    [check] = [run for run in runs(workflow) if "pling-tutorial check r-15" in run]
-
-    assert check.endswith("check r-15 --report out/report --junitxml out/junit.xml")
+def job_steps(workflow: dict[Any, Any], job: str) -> list[dict[str, Any]]:
+    return list(workflow["jobs"][job]["steps"])
 
 
-def test_workflow_uploads_junit_report_and_traces_even_after_a_failure(
+def job_runs(workflow: dict[Any, Any], job: str) -> list[str]:
+    return [" ".join(str(step["run"]).split()) for step in job_steps(workflow, job)
+            if "run" in step]
+
+
+def uploads(workflow: dict[Any, Any], job: str) -> dict[str, dict[str, Any]]:
+    return {str(step["with"]["path"]).rstrip("/"): step for step in job_steps(workflow, job)
+            if str(step.get("uses", "")).startswith(UPLOAD_ACTION)}
+
+
+def shards(workflow: dict[Any, Any]) -> list[int]:
+    return list(workflow["jobs"]["check"]["strategy"]["matrix"]["shard"])
+
+
+def test_workflow_check_runs_one_shard_per_runner_into_its_report_folder(
     workflow: dict[Any, Any]
 ) -> None:
-    uploads = {str(step["with"]["path"]).rstrip("/"): step for step in steps(workflow)
-               if str(step.get("uses", "")).startswith(UPLOAD_ACTION)}
+    [check] = [run for run in job_runs(workflow, "check") if "pling-tutorial check r-15" in run]
+    count = len(shards(workflow))
 
-    assert set(uploads) == {"out/junit.xml", "out/report", "out/report/traces"}
-    assert all(step.get("if") == "always()" for step in uploads.values()), uploads
+    assert shards(workflow) == list(range(1, count + 1)) and count > 1, shards(workflow)
+    assert workflow["jobs"]["check"]["strategy"]["fail-fast"] is False
+    assert check.endswith(f"check r-15 --shard ${{{{ matrix.shard }}}}/{count} "
+                          "--report out/report --junitxml out/report/junit.xml")
+    [upload] = uploads(workflow, "check").values()
+    assert upload["with"]["path"].rstrip("/") == "out/report"
+    assert upload["with"]["name"] == "shard-${{ matrix.shard }}" and upload["if"] == "always()"
+
+
+def test_workflow_merge_job_merges_every_shard_even_after_a_failed_one(
+    workflow: dict[Any, Any]
+) -> None:
+    merge = workflow["jobs"]["merge"]
+    [command] = [run for run in job_runs(workflow, "merge") if "merge-reports" in run]
+    [download] = [step for step in merge["steps"]
+                  if str(step.get("uses", "")).startswith("actions/download-artifact@")]
+    named = command.split("merge-reports", 1)[1].split("--report", 1)[0].split()
+
+    assert merge["needs"] == "check" and merge["if"] == "always()"
+    assert download["with"] == {"pattern": "shard-*", "path": "shards"}
+    # Every shard named: one whose artifact is missing is an error, never a smaller suite.
+    assert named == [f"shards/shard-{index}" for index in shards(workflow)]
+    assert command.endswith("--report out/report --junitxml out/junit.xml")
+
+
+def test_workflow_uploads_the_merged_junit_report_and_traces_even_after_a_failure(
+    workflow: dict[Any, Any]
+) -> None:
+    merged = uploads(workflow, "merge")
+
+    assert set(merged) == {"out/junit.xml", "out/report", "out/report/traces"}
+    assert all(step.get("if") == "always()" for step in merged.values()), merged
 
 
 def test_workflow_runs_on_pull_requests_and_pushes_to_main(workflow: dict[Any, Any]) -> None:

@@ -1,4 +1,5 @@
-"""`pling-tutorial`: list, serve, check and mutation-test the tutorials (subcommand dispatch)."""
+"""`pling-tutorial`: list, serve, check (whole or in shards), merge shard reports, serve a
+browser, and mutation-test the tutorials (subcommand dispatch)."""
 
 from __future__ import annotations
 
@@ -11,9 +12,13 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TypeAlias
 
+import pytest
+
 from harness.browser.chromium import ChromiumNotFound
 from harness.browser.preflight import check_target
-from harness.cli.check import run_check
+from harness.browser.remote import BrowserServer, BrowserServerError
+from harness.cli.check import checks_dir, run_check
+from harness.cli.merge import MergeError, run_merge
 from harness.cli.mutation import children
 from harness.cli.mutation.catalogue import (
     Catalogue,
@@ -29,6 +34,7 @@ from harness.cli.mutation.generated.stryker import ToolchainError
 from harness.cli.mutation.render import render_result_line, render_run
 from harness.cli.mutation.runner import SuiteInvocation, collect_guarantees, run_catalogue
 from harness.evidence.sources import EXTERNAL_SOURCES, why_not_provable
+from harness.plugin.shards import DURATIONS_FILE_NAME, SHARD_OPTION, parse_shard
 from harness.project.tutorials import Tutorial, TutorialError, list_tutorials, load_tutorial
 from harness.server.external import TargetError
 from harness.server.model.config import ProviderConfigError
@@ -154,8 +160,33 @@ def run_check_command(args: argparse.Namespace) -> int:
         except ChromiumNotFound as error:
             raise UsageError(str(error)) from None
     return run_check(tutorial.id, locales=tutorial.locales, only_locale=args.locale,
-                     pytest_args=args.pytest_args, html_report=html_report,
-                     base_url=base_url)
+                     pytest_args=[*plugin_args(args, tutorial), *args.pytest_args],
+                     html_report=html_report, base_url=base_url)
+
+
+def plugin_args(args: argparse.Namespace, tutorial: Tutorial) -> list[str]:
+    """What --shard, --store-durations and --connect ask of the child pytest run."""
+    extra: list[str] = []
+    if args.shard is not None:
+        extra += ["--pling-shard", args.shard]
+    if args.store_durations:
+        if args.shard is not None:
+            raise UsageError("--store-durations records the whole suite's durations; run it "
+                             "without --shard")
+        extra += ["--store-durations", "--durations-path",
+                  str(checks_dir(tutorial.id) / DURATIONS_FILE_NAME)]
+    if args.connect is not None:
+        extra += ["--pling-connect", args.connect]
+    return extra
+
+
+def shard_spec(text: str) -> str:
+    """`--shard K/N`, checked here so a bad one is a usage line before anything runs."""
+    try:
+        index, count = parse_shard(text)
+    except pytest.UsageError as error:
+        raise argparse.ArgumentTypeError(str(error).replace(SHARD_OPTION, "--shard")) from None
+    return f"{index}/{count}"
 
 
 def add_check_command(subparsers: SubParsers) -> None:
@@ -179,7 +210,89 @@ def add_check_command(subparsers: SubParsers) -> None:
         help="also write DIR/index.html: the guarantee table, every check (a failure with "
         "its timeline and Playwright trace, kept in DIR/traces unless --output is given) and "
         "a gallery of what the user sees, zh and en side by side")
+    parser.add_argument(
+        "--shard", metavar="K/N", type=shard_spec,
+        help="run only the K-th of N parts of the suite, balanced by the durations in the "
+        "tutorial's checks/.test_durations; merge the parts' --report folders with "
+        "merge-reports")
+    parser.add_argument(
+        "--store-durations", action="store_true",
+        help="refresh the tutorial's checks/.test_durations from this run (pytest-split's "
+        "format; run the whole suite, serial, on a quiet machine)")
+    parser.add_argument(
+        "--connect", metavar="WS_URL",
+        help="run the checks in a browser served by another process or machine (Playwright's "
+        "browser server, e.g. from `pling-tutorial browser-server`); the harness's own "
+        "servers on 127.0.0.1 are reached through the connection")
     parser.set_defaults(handler=run_check_command, accepts_pytest_args=True)
+
+
+# --- browser-server ------------------------------------------------------------------
+
+
+def run_browser_server(args: argparse.Namespace) -> int:
+    try:
+        server = BrowserServer(host=args.host, port=args.port, headless=not args.headed)
+        server.start()
+    except (ChromiumNotFound, BrowserServerError) as error:
+        return fail(str(error))
+    try:
+        print(f"Browser server at {server.endpoint}", flush=True)
+        print(f"Check through it: {PROGRAM} check r-15 --connect {server.endpoint}", flush=True)
+        print("Press Ctrl-C to stop.", flush=True)
+        wait_for_ctrl_c()
+    except KeyboardInterrupt:
+        print("Stopped.", flush=True)
+    finally:
+        server.stop()
+    return 0
+
+
+def add_browser_server_command(subparsers: SubParsers) -> None:
+    parser = subparsers.add_parser(
+        "browser-server", help="serve this machine's Chromium to checks run elsewhere",
+        description="Run Playwright's browser server (playwright launch-server) with the "
+        "Chromium the harness finds here, print its ws:// address and serve until Ctrl-C. "
+        "Checks elsewhere connect with `check --connect WS_URL` (or pytest --pling-connect).",
+    )
+    parser.add_argument("--host", default="127.0.0.1",
+                        help="address to listen on (default 127.0.0.1; 0.0.0.0 for other "
+                        "machines: anyone who can reach it can drive the browser)")
+    parser.add_argument("--port", type=port_number, default=0,
+                        help="port to listen on (default 0: any free one)")
+    parser.add_argument("--headed", action="store_true", help="show the browser's windows")
+    parser.set_defaults(handler=run_browser_server)
+
+
+# --- merge-reports -------------------------------------------------------------------
+
+
+def run_merge_command(args: argparse.Namespace) -> int:
+    try:
+        return run_merge([Path(folder) for folder in args.folders],
+                         report_folder=Path(args.report).resolve() if args.report else None,
+                         junit=Path(args.junitxml) if args.junitxml else None)
+    except MergeError as error:
+        print(f"{PROGRAM}: error: {error}", file=sys.stderr)
+        return 1
+
+
+def add_merge_command(subparsers: SubParsers) -> None:
+    parser = subparsers.add_parser(
+        "merge-reports", help="one verdict from the reports of the shards of a check run",
+        description="Merge the --report folders of `check --shard K/N` runs into one report: "
+        "the guarantee table, the gallery, every check with its failure, timeline and trace. "
+        "A check that ran in no shard or in two, or a missing shard, is an error. Exit 0 "
+        "only when every check ran exactly once and none failed.",
+    )
+    parser.add_argument("folders", nargs="+", metavar="DIR",
+                        help="each shard's --report folder (its report.json, index.html, "
+                        "gallery/, traces, and junit.xml if written there)")
+    parser.add_argument("--report", metavar="DIR", help="write the merged report here")
+    parser.add_argument("--junitxml", metavar="FILE",
+                        help="write one JUnit file of every shard's junit.xml, plus the "
+                        "merge's own problems as errors")
+    parser.set_defaults(handler=run_merge_command)
 
 
 # --- mutate ------------------------------------------------------------------------
@@ -310,6 +423,8 @@ COMMANDS: tuple[Callable[[SubParsers], None], ...] = (
     add_list_command,
     add_dev_command,
     add_check_command,
+    add_merge_command,
+    add_browser_server_command,
     add_mutate_command,
 )
 

@@ -51,7 +51,7 @@ from harness.browser.testbed import Testbed
 from harness.browser.warm import WarmPage
 from harness.evidence.guarantees import GuaranteeViolation
 from harness.evidence.timeline import Timeline
-from harness.plugin import external, interrupt, stopping
+from harness.plugin import external, interrupt, remote, shards, stopping
 from harness.plugin import overrides as pytest_overrides
 from harness.plugin.external import ServedTutorial
 from harness.plugin.factories import (
@@ -66,6 +66,7 @@ from harness.plugin.report import ReportExtras
 from harness.plugin.report_writer import (
     GUARANTEE_PROPERTY,
     LOCALE_PROPERTY,
+    REPORT_PLUGIN_NAME,
     ReportWriter,
     attach_extras,
     clear_html_report,
@@ -84,7 +85,6 @@ from harness.server.state import WorkspaceSnapshot
 DEFAULT_TUTORIAL_ID = "r-15-confirmation-and-human-handoff"
 LOCALES = ("zh", "en")
 OVERRIDES_PLUGIN_NAME = "pling-overrides"
-REPORT_PLUGIN_NAME = "pling-report"
 TIMELINE_KEY = pytest.StashKey[Timeline]()
 GALLERY_KEY = pytest.StashKey[Gallery]()
 # With --pling-html and no --output, pytest-playwright keeps its traces inside the report.
@@ -135,6 +135,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
              "each locale. Turns on --tracing=retain-on-failure and --output=DIR/traces "
              "unless given",
     )
+    shards.addoption(group)  # --pling-shard K/N (harness/plugin/shards.py)
+    remote.addoption(group)  # --pling-connect WS_URL (harness/plugin/remote.py)
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -150,6 +152,9 @@ def pytest_configure(config: pytest.Config) -> None:
     # Registered now, after every entry point, so these override pytest-playwright's.
     if not config.pluginmanager.is_registered(pytest_overrides):
         config.pluginmanager.register(pytest_overrides, OVERRIDES_PLUGIN_NAME)
+    if not config.pluginmanager.is_registered(remote):
+        config.pluginmanager.register(remote, remote.PLUGIN_NAME)
+    remote.endpoint_of(config)  # fail fast on a bad --pling-connect
     pling_root(config)  # fail fast on a bad --pling-root
     stop_at = config.getoption("--pling-guarantee") if config.getoption(
         "--pling-stop-at-kill") else None
@@ -161,6 +166,7 @@ def pytest_configure(config: pytest.Config) -> None:
         # SIGINT/SIGTERM stop the run the way Ctrl-C does, reports kept (plugin/interrupt.py);
         # pytest-xdist workers keep their own handling, the controller stops them.
         config.pluginmanager.register(interrupt.StopOnSignal(), interrupt.PLUGIN_NAME)
+    shards.configure(config)
     external.configure(config)  # --base-url: a page served elsewhere (harness/plugin/external.py)
     is_worker = hasattr(config, "workerinput")
     html = config.getoption("--pling-html")
@@ -213,6 +219,10 @@ def pling_root(config: pytest.Config) -> Path:
     return root
 
 
+# First, whatever order the entry points load in (`python -m pytest` puts the project's own
+# ahead of pytest-playwright's, the `pytest` script does not): the locale leads every node
+# id, `test_x[zh-chromium]`, so ids, and the shards' recorded durations, match across both.
+@pytest.hookimpl(tryfirst=True)
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     if "locale" not in metafunc.fixturenames:
         return

@@ -76,12 +76,41 @@ class ReportExtras(BaseModel):
     """Pictures that could not be taken, and why."""
 
 
+class CollectedCheck(BaseModel):
+    """One check of the whole suite a shard was cut from (run there or not)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    nodeid: str
+    locale: str | None = None
+    guarantees: tuple[str, ...] = ()
+
+
+class ShardRecord(BaseModel):
+    """Which part of the suite a `--pling-shard K/N` run was (harness/plugin/shards.py):
+    what the whole suite held, so a merge can tell a lost or doubled check from a pass."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    index: int = Field(ge=1)
+    """K, counted from 1."""
+    count: int = Field(ge=1)
+    """N."""
+    collected: list[CollectedCheck]
+    """Every check of the suite before it was cut, in collection order."""
+    folder: str | None = None
+    """The HTML report's folder as the shard wrote it, so a merge can find the traces
+    (recorded as absolute paths) in the folder it was copied to."""
+
+
 class SuiteReport(BaseModel):
     """Everything one pytest run of a check suite reports."""
 
     model_config = ConfigDict(extra="forbid")
 
     tests: list[TestRecord] = Field(default_factory=list)
+    shard: ShardRecord | None = None
+    """Set by a sharded run (`--pling-shard K/N`)."""
     gallery: list[GalleryCapture] = Field(default_factory=list)
     """The first capture of each (state, locale), when the HTML report was asked for."""
     gallery_notes: list[str] = Field(default_factory=list)

@@ -24,6 +24,7 @@ from harness.plugin.report import (
     GalleryCapture,
     Outcome,
     ReportExtras,
+    ShardRecord,
     SuiteReport,
     TestRecord,
 )
@@ -33,6 +34,10 @@ GUARANTEE_PROPERTY = "pling_guarantee"
 # pytest-playwright names each trace it keeps in the teardown report's user properties.
 TRACE_PROPERTY = "playwright_trace"
 EXTRAS_ATTRIBUTE = "pling_extras"
+# The name the plugin registers its ReportWriter under.
+REPORT_PLUGIN_NAME = "pling-report"
+# Beside index.html: the report as JSON, what `pling-tutorial merge-reports` reads.
+SUITE_FILE_NAME = "report.json"
 
 
 def locale_of(item: pytest.Item) -> str | None:
@@ -88,6 +93,7 @@ def clear_html_report(folder: Path) -> None:
     """Remove what an earlier run wrote there (only the report's own files)."""
     shutil.rmtree(folder / GALLERY_DIR_NAME, ignore_errors=True)
     (folder / REPORT_FILE_NAME).unlink(missing_ok=True)
+    (folder / SUITE_FILE_NAME).unlink(missing_ok=True)
 
 
 class ReportWriter:
@@ -107,6 +113,8 @@ class ReportWriter:
         """Checks whose outcome is known: their body ran, or their setup failed or skipped."""
         self.interrupted: str | None = None
         self.collected_ids: tuple[str, ...] = ()
+        self.shard: ShardRecord | None = None
+        """Set by harness/plugin/shards.py when the run is one part of the suite."""
 
     def pytest_collection_finish(self, session: pytest.Session) -> None:
         # Everything selected is listed, so a collect-only run reports the guarantees too;
@@ -187,6 +195,11 @@ class ReportWriter:
                       for nodeid in self.collected_ids if nodeid not in self.records]
         return SuiteReport(tests=tests, gallery=list(self.gallery.values()),
                            gallery_notes=self.gallery_notes, interrupted=self.interrupted)
+        shard = self.shard
+        if shard is not None and self.html_folder is not None:
+            shard = shard.model_copy(update={"folder": str(self.html_folder)})
+        return SuiteReport(tests=list(self.records.values()), gallery=list(self.gallery.values()),
+                           gallery_notes=self.gallery_notes, shard=shard)
 
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
         suite = self.suite_report()
@@ -194,6 +207,7 @@ class ReportWriter:
             suite.write(self.json_path)
         if self.html_folder is not None:
             write_html_report(suite, self.html_folder, locales=self.locales)
+            suite.write(self.html_folder / SUITE_FILE_NAME)
 
     def pytest_terminal_summary(self, terminalreporter: pytest.TerminalReporter) -> None:
         if self.html_folder is not None:
