@@ -229,10 +229,12 @@ def test_a_check_lost_from_a_shards_report_fails_the_merge(
         assert merged.report.guarantee_outcomes()[(guarantee, lost.locale or "-")] == "error"
 
 
-def test_a_guarantee_check_left_skipped_by_a_shard_fails_the_merge(
-    pytester: pytest.Pytester, tmp_path: Path
+@pytest.mark.parametrize("outcome", ["skipped", "not run"])
+def test_a_guarantee_check_left_unrun_by_a_shard_fails_the_merge(
+    pytester: pytest.Pytester, tmp_path: Path, outcome: str
 ) -> None:
-    # What a shard that stopped early (-x, a cancelled runner) leaves: checks never run.
+    # What a shard that stopped early leaves: checks skipped (-x) or not run (a cancelled
+    # runner's SIGTERM, plugin/interrupt.py).
     write_suite(pytester)
     shards = [tmp_path / f"shard-{index}" for index in (1, 2)]
     for index, folder in enumerate(shards, start=1):
@@ -240,14 +242,14 @@ def test_a_guarantee_check_left_skipped_by_a_shard_fails_the_merge(
     path = shards[0] / SUITE_FILE_NAME
     report = SuiteReport.read(path)
     index, never_ran = next((i, t) for i, t in enumerate(report.tests) if t.guarantees)
-    report.tests[index] = never_ran.model_copy(update={"outcome": "skipped"})
+    report.tests[index] = never_ran.model_copy(update={"outcome": outcome})
     report.write(path)
 
     merged = merge([read_shard(folder) for folder in shards])
 
     assert merged.problems == [
         f"guarantee {never_ran.guarantees[0]!r} in {never_ran.locale} is not proven: "
-        f"{never_ran.nodeid} did not run (skipped)"]
+        f"{never_ran.nodeid} ({outcome}) did not run"]
     assert main(["merge-reports", *map(str, shards)]) == 1
 
 

@@ -38,6 +38,8 @@ TRACES_DIR_NAME = "traces"
 PREFERRED_LOCALES = ("zh", "en")
 MERGE_SUITE_NAME = "pling-merge-reports"
 FAILING = ("failed", "error")
+UNRUN = ("skipped", "not run")
+"""Outcomes that leave a guarantee unproven: skipped, or never reached by a stopped shard."""
 
 
 class MergeError(Exception):
@@ -128,19 +130,24 @@ def merge(shards: Sequence[Shard]) -> Merged:
         for capture in shard.report.gallery:
             gallery.setdefault((capture.state, capture.locale), capture)
         notes += shard.report.gallery_notes
-    report = SuiteReport(tests=tests, gallery=list(gallery.values()), gallery_notes=notes)
+    stopped = [f"shard {shard.label} {shard.report.interrupted}" for shard in shards
+               if shard.report.interrupted]
+    report = SuiteReport(tests=tests, gallery=list(gallery.values()), gallery_notes=notes,
+                         interrupted="; ".join(stopped) or None)
     return Merged(report=report, problems=problems + _unproven(report))
 
 
 def _unproven(report: SuiteReport) -> list[str]:
-    """Guarantees a skipped check leaves unproven (a shard stopped before it, say): proven
-    means every check of it ran and passed (or could not apply to a page served elsewhere)."""
+    """Guarantees a skipped or not-run check leaves unproven (a shard stopped before it, say):
+    proven means every check of it ran and passed (or could not apply to a page served
+    elsewhere)."""
     return [f"guarantee {guarantee!r} in {locale} is not proven: "
-            + ", ".join(t.nodeid for t in report.tests if guarantee in t.guarantees
-                        and (t.locale or "-") == locale and t.outcome == "skipped")
-            + " did not run (skipped)"
+            + ", ".join(f"{t.nodeid} ({t.outcome})" for t in report.tests
+                        if guarantee in t.guarantees and (t.locale or "-") == locale
+                        and t.outcome in UNRUN)
+            + " did not run"
             for (guarantee, locale), outcome in report.guarantee_outcomes().items()
-            if outcome == "skipped"]
+            if outcome in UNRUN]
 
 
 def _shard_problems(shards: Sequence[Shard]) -> list[str]:

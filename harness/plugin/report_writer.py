@@ -193,13 +193,12 @@ class ReportWriter:
                      for test in tests]
             tests += [TestRecord(nodeid=nodeid, outcome="not run")
                       for nodeid in self.collected_ids if nodeid not in self.records]
-        return SuiteReport(tests=tests, gallery=list(self.gallery.values()),
-                           gallery_notes=self.gallery_notes, interrupted=self.interrupted)
         shard = self.shard
         if shard is not None and self.html_folder is not None:
             shard = shard.model_copy(update={"folder": str(self.html_folder)})
-        return SuiteReport(tests=list(self.records.values()), gallery=list(self.gallery.values()),
-                           gallery_notes=self.gallery_notes, shard=shard)
+        return SuiteReport(tests=tests, gallery=list(self.gallery.values()),
+                           gallery_notes=self.gallery_notes, interrupted=self.interrupted,
+                           shard=shard)
 
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
         suite = self.suite_report()
