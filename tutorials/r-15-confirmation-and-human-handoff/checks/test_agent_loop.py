@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 import pytest
@@ -305,43 +306,94 @@ def save_held(tutorial_page: Page, dock: Dock, model: ModelHandle,
     return held
 
 
+# Every action with a `run` (save, archive, reset) from a workspace it changes, the business
+# request it makes, and what it leaves: the save alone was held once, and a page whose archive
+# or reset `run` did not wait for its fetch passed every check.
+CHANGED = WorkspaceSnapshot(name="Globex", archived=True, published=False)
+STARTING = WorkspaceSnapshot(name="Globex", archived=False, published=False)
+
+
+@dataclass(frozen=True)
+class RunAction:
+    """An r-15 action with a `run`, the business request it makes and what it leaves."""
+
+    action: str
+    arguments: dict[str, Any]
+    path: str
+    starts_from: WorkspaceSnapshot
+    leaves: WorkspaceSnapshot
+
+    @property
+    def call_id(self) -> str:
+        return f"call_{self.action}"
+
+
+RUN_ACTIONS = {
+    "save": RunAction(SAVE, {"name": NEW_NAME}, NAME_PATH,
+                      STARTING, STARTING.model_copy(update={"name": NEW_NAME})),
+    "archive": RunAction(ARCHIVE, {}, ARCHIVE_PATH,
+                         STARTING, STARTING.model_copy(update={"archived": True})),
+    "reset": RunAction(RESET, {}, "/api/workspace/reset",
+                       CHANGED, INITIAL_WORKSPACE),
+}
+
+
+def card_for(run: RunAction, open_tutorial_page: OpenTutorialPage, dock: Dock,
+             model: ModelHandle, say: Say) -> HeldRequests:
+    """The page on the action's starting workspace, its card on screen for `run.call_id`,
+    and its business request to be held once it leaves."""
+    page = open_tutorial_page(workspace=run.starts_from)
+    model.script(calling(tool_call(run.call_id, run.action, json.dumps(run.arguments))))
+    held = HeldRequests(page, run.path)
+    dock.ask(say("status"))
+    expect(dock.approval).to_have_attribute("data-action", run.action)
+    return held
+
+
 @pytest.mark.guarantee("success-after-business-answer")
-def test_save_success_reaches_the_model_only_after_the_server_answered(
-    save_held: HeldRequests, dock: Dock, timeline: Timeline,
-    tutorial_server: TutorialServer,
+@pytest.mark.parametrize("name", list(RUN_ACTIONS))
+def test_success_reaches_the_model_only_after_the_actions_own_request_answered(
+    open_tutorial_page: OpenTutorialPage, dock: Dock, timeline: Timeline, model: ModelHandle,
+    tutorial_server: TutorialServer, say: Say, name: str,
 ) -> None:
+    run = RUN_ACTIONS[name]
+    held = card_for(run, open_tutorial_page, dock, model, say)
     approved = timeline.mark()
 
-    save_held.start(dock.approve_button.click)
+    held.start(dock.approve_button.click)
 
     guarantees.no_model_request(timeline, since=approved,
-                                why="the save request is still unanswered",
+                                why=f"the {run.path} request is still unanswered",
                                 guarantee="success-after-business-answer")
     expect(dock.busy).to_have_count(1)  # the turn is still running
-    save_held.release()
+    assert tutorial_server.state.snapshot() == run.starts_from
+    held.release()
     dock.wait_until_settled()
-    guarantees.success_after_business_answer(timeline, call_id="call_save", path=NAME_PATH,
+    guarantees.success_after_business_answer(timeline, call_id=run.call_id, path=run.path,
                                              since=approved)
-    assert tutorial_server.state.snapshot().name == NEW_NAME
+    assert tutorial_server.state.snapshot() == run.leaves
 
 
 @pytest.mark.guarantee("success-after-business-answer")
 @pytest.mark.guarantee("run-failure-reported")
-def test_save_failing_at_the_server_after_a_held_answer_is_run_failed_never_success(
-    save_held: HeldRequests, dock: Dock, timeline: Timeline,
-    tutorial_server: TutorialServer,
+@pytest.mark.parametrize("name", list(RUN_ACTIONS))
+def test_a_held_request_that_fails_is_run_failed_never_success(
+    open_tutorial_page: OpenTutorialPage, dock: Dock, timeline: Timeline, model: ModelHandle,
+    tutorial_server: TutorialServer, say: Say, name: str,
 ) -> None:
+    run = RUN_ACTIONS[name]
+    held = card_for(run, open_tutorial_page, dock, model, say)
     approved = timeline.mark()
 
-    save_held.start(dock.approve_button.click)
+    held.start(dock.approve_button.click)
 
     guarantees.no_model_request(timeline, since=approved,
-                                why="the save request is still unanswered",
+                                why=f"the {run.path} request is still unanswered",
                                 guarantee="success-after-business-answer")
-    save_held.fail(503, {"ok": False, "code": "UNAVAILABLE", "message": "try again later"})
+    held.fail(503, {"ok": False, "code": "UNAVAILABLE", "message": "try again later"})
     dock.wait_until_settled()
     assert [r.code for r in timeline.tool_results(approved)
-            if r.call_id == "call_save"] == ["RUN_FAILED"]
+            if r.call_id == run.call_id] == ["RUN_FAILED"]
     failed = dock.messages("notice").and_(dock.page.locator("[data-code='RUN_FAILED']"))
     expect(failed).to_have_count(1)
-    assert tutorial_server.state.snapshot() == INITIAL_WORKSPACE
+    assert tutorial_server.state.snapshot() == run.starts_from
