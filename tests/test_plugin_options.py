@@ -12,6 +12,7 @@ from harness.browser.chromium import (
     QUIET_NETWORK_ARGS,
     ChromiumChoice,
     find_chromium,
+    playwright_chromium_path,
 )
 from harness.plugin.overrides import chromium_launch_args
 from harness.plugin.report import SuiteReport
@@ -236,3 +237,12 @@ def test_no_chromium_fails_with_the_install_hint_not_a_traceback(
     result.stdout.fnmatch_lines([f"*{NO_CHROMIUM_HELP[:40]}*"])
     result.stdout.no_fnmatch_line("*Traceback*")
     result.stdout.no_fnmatch_line("*def browser_type_launch_args*")
+
+
+def test_playwright_chromium_path_answers_inside_a_running_sync_playwright() -> None:
+    # A browser server started from a pytest session whose `playwright` fixture already
+    # runs: Playwright's sync API refuses a second start in that thread.
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        assert playwright_chromium_path() == Path(playwright.chromium.executable_path)

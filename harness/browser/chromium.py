@@ -6,6 +6,7 @@ import argparse
 import shutil
 import sys
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -47,7 +48,17 @@ class ChromiumChoice:
 
 
 def playwright_chromium_path() -> Path:
-    """The path where Playwright expects its own Chromium build (it may not exist)."""
+    """The path where Playwright expects its own Chromium build (it may not exist).
+
+    Asked in a thread of its own: Playwright's sync API refuses to start in a thread that
+    already drives it (a pytest session's `playwright` fixture, say), and a browser server
+    started from such a session needs the answer too.
+    """
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(_ask_playwright_for_its_chromium).result()
+
+
+def _ask_playwright_for_its_chromium() -> Path:
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as playwright:
