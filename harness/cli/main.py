@@ -26,6 +26,13 @@ from harness.cli.mutation.generated.report import ReportError
 from harness.cli.mutation.generated.stryker import ToolchainError
 from harness.cli.mutation.render import render_result_line, render_run
 from harness.cli.mutation.runner import SuiteInvocation, collect_guarantees, run_catalogue
+from harness.cli.react_page import (
+    REACT_MODES,
+    ReactMode,
+    ReactPageError,
+    ViteServer,
+    react_directory,
+)
 from harness.evidence.sources import EXTERNAL_SOURCES, why_not_provable
 from harness.project.tutorials import Tutorial, TutorialError, list_tutorials, load_tutorial
 from harness.server.external import TargetError
@@ -87,6 +94,8 @@ def run_dev(args: argparse.Namespace) -> int:
     tutorial = load_tutorial(args.tutorial)
     locale = offered_locale(tutorial, args.locale or tutorial.default_locale)
     port = tutorial.port if args.port is None else args.port
+    if args.page != "ours":
+        return run_dev_react(tutorial, mode=args.page, locale=locale, port=port)
     # No caching: you edit the files while they are served.
     server = TutorialServer(tutorial=tutorial, port=port, static_cache=NO_STORE)
     with server:
@@ -102,18 +111,42 @@ def run_dev(args: argparse.Namespace) -> int:
     return 0
 
 
-def wait_for_ctrl_c() -> None:
+def run_dev_react(tutorial: Tutorial, *, mode: ReactMode, locale: str, port: int) -> int:
+    """The tutorial's React page under Vite, the fixture server (on a free port) behind it."""
+    directory = react_directory(tutorial)
+    # The API server is Vite's backend only; the browser never talks to it directly.
+    server = TutorialServer(tutorial=tutorial, port=0, static_cache=NO_STORE)
+    with server:
+        vite = ViteServer(directory=directory, mode=mode, api_origin=server.url, port=port)
+        try:
+            with vite:
+                what = "production build" if mode == "react-build" else "dev server"
+                print(f"Serving {tutorial.short_id} ({tutorial.title.en}) at "
+                      f"{tutorial.page_url(vite.url, locale)} (React page, Vite {what}; "
+                      f"API {server.url})", flush=True)
+                print("Press Ctrl-C to stop.", flush=True)
+                wait_for_ctrl_c(while_running=lambda: vite.running)
+                print(f"{PROGRAM}: error: Vite exited on its own", file=sys.stderr)
+                return 1
+        except KeyboardInterrupt:
+            print("Stopped.", flush=True)
+    return 0
+
+
+def wait_for_ctrl_c(while_running: Callable[[], bool] = lambda: True) -> None:
     """Return never; end with KeyboardInterrupt at Ctrl-C (SIGINT).
 
     SIGINT is handled even if this process started with it ignored, as a shell does for a
     command it runs in the background (`pling-tutorial dev r-15 &`, then `kill -INT`).
     Wakes every second: a SIGINT the kernel hands to one of the server's threads does not
     interrupt the main thread's wait, and Python raises the KeyboardInterrupt only once the
-    main thread runs again.
+    main thread runs again. Returns once `while_running()` is false (a child server died).
+    SIGTERM is a Ctrl-C too, so a `kill PID` also stops what the command started.
     """
     signal.signal(signal.SIGINT, signal.default_int_handler)
+    signal.signal(signal.SIGTERM, signal.default_int_handler)
     idle = threading.Event()  # nothing sets it
-    while not idle.wait(timeout=1.0):
+    while while_running() and not idle.wait(timeout=1.0):
         pass
 
 
@@ -132,6 +165,11 @@ def add_dev_command(subparsers: SubParsers) -> None:
     parser.add_argument("--locale", help="page language (default: the tutorial's default)")
     parser.add_argument("--port", type=port_number,
                         help="port to listen on (default: the tutorial's port; 0 = any free)")
+    parser.add_argument("--page", choices=("ours", *REACT_MODES), default="ours",
+                        help="which page: ours (no-build ES modules, default), react (the "
+                        "React page under Vite's dev server) or react-build (Vite's production "
+                        "build of it, served by vite preview); the React page's API is this "
+                        "fixture server's, behind Vite's proxy")
     parser.set_defaults(handler=run_dev)
 
 
@@ -325,7 +363,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return handler(args)
     except (UsageError, TutorialError, PortInUse, ProviderConfigError, CatalogueError,
-            PlanError, ToolchainError, TargetError) as error:
+            PlanError, ToolchainError, TargetError, ReactPageError) as error:
         return fail(str(error))
     except (ServerStartError, ReportError) as error:
         print(f"{PROGRAM}: error: {error}", file=sys.stderr)
