@@ -1,6 +1,9 @@
 """`pling-tutorial dev r-15 --page react|react-build`: the React page is served, the business
-API answers behind Vite's proxy (its guard still refusing another site), and stopping the
-command leaves no process it started."""
+API answers behind Vite's proxy (its guard still refusing another site), stopping the
+command leaves no process it started, and CI's share of the checks passes against it: one
+check per guarantee and locale (the first the suite collects for it), with `--base-url`,
+against Vite's dev server (StrictMode) and the production build. The whole suite runs
+against either with `pling-tutorial check r-15 --base-url URL`."""
 
 from __future__ import annotations
 
@@ -10,6 +13,7 @@ import re
 import signal
 import subprocess
 import sys
+import tempfile
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
@@ -17,6 +21,7 @@ from pathlib import Path
 
 import pytest
 
+from harness.plugin.report import SuiteReport
 from harness.project.paths import PROJECT_ROOT
 
 SERVING = re.compile(r"at (http://127\.0\.0\.1:\d+)/\?lang=zh \(React page")
@@ -138,3 +143,57 @@ def test_react_page_of_a_tutorial_without_one_is_a_usage_error() -> None:
         react_directory(tutorial, root=PROJECT_ROOT / "tests")
     assert main(["dev", "r-15", "--page", "vue"]) == 2
     assert os.environ.get("PLING_API_ORIGIN") is None
+
+
+# ---- CI's share of the checks, against the served React page ---------------------------
+
+CHECKS = PROJECT_ROOT / "tutorials" / "r-15-confirmation-and-human-handoff" / "checks"
+RUN_TIMEOUT_S = 900
+
+
+def pytest_command(report: Path, base_url: str, *args: str) -> list[str]:
+    return [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", "--no-header",
+            "--rootdir", str(PROJECT_ROOT), "--pling-report", str(report),
+            "--base-url", base_url, *args]
+
+
+def covering_checks(base_url: str) -> dict[tuple[str, str | None], str]:
+    """The first check of each guarantee in each locale that can run against a page served
+    elsewhere (n/a ones are decided at collection)."""
+    with tempfile.TemporaryDirectory(prefix="pling-react-collect-") as scratch:
+        report = Path(scratch) / "report.json"
+        subprocess.run(pytest_command(report, base_url, str(CHECKS), "--collect-only"),
+                       cwd=PROJECT_ROOT, capture_output=True, text=True, check=False,
+                       timeout=300)
+        collected = SuiteReport.read(report)
+    chosen: dict[tuple[str, str | None], str] = {}
+    for test in collected.tests:
+        if test.outcome == "n/a":
+            continue
+        for guarantee in test.guarantees:
+            chosen.setdefault((guarantee, test.locale), test.nodeid)
+    return chosen
+
+
+@pytest.fixture(params=["react", "react-build"], scope="module")
+def react_page(request: pytest.FixtureRequest) -> Iterator[Served]:
+    if not (PROJECT_ROOT / "fixtures" / "r-15-react" / "node_modules" / ".bin" / "vite").exists():
+        pytest.fail("the React page is not installed; run ./scripts/bootstrap (Node.js >= 20.19)")
+    yield from serve(str(request.param))
+
+
+def test_covering_checks_pass_on_the_react_page(react_page: Served, tmp_path: Path) -> None:
+    chosen = covering_checks(react_page.url)
+    assert len({g for g, _ in chosen}) >= 35, chosen  # every guarantee provable externally
+    nodeids = sorted(set(chosen.values()))
+    report = tmp_path / "report.json"
+    result = subprocess.run(
+        pytest_command(report, react_page.url, *(str(PROJECT_ROOT / n) for n in nodeids)),
+        cwd=PROJECT_ROOT, capture_output=True, text=True, check=False, timeout=RUN_TIMEOUT_S)
+    outcomes = SuiteReport.read(report)
+    failed = [f"{t.nodeid}: {t.outcome} {t.failure}" for t in outcomes.tests
+              if t.outcome not in ("passed", "n/a")]
+    assert result.returncode == 0 and not failed, "\n".join(failed) or result.stdout[-3000:]
+    proven = {(g, t.locale) for t in outcomes.tests if t.outcome == "passed" for g in t.guarantees}
+    assert {locale for _, locale in chosen} == {"zh", "en"}
+    assert set(chosen) <= proven, sorted(set(chosen) - proven)

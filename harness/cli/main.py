@@ -18,6 +18,7 @@ from harness.cli.mutation.catalogue import (
     CatalogueError,
     catalogue_path,
     covering,
+    for_page,
     load_catalogue,
 )
 from harness.cli.mutation.generated.command import run_generated
@@ -227,20 +228,28 @@ def run_mutate(args: argparse.Namespace) -> int:
         return run_mutate_generated(args, tutorial)
     if args.group or args.force:
         raise UsageError("--group and --force go with --generated")
-    catalogue = load_catalogue(catalogue_path(tutorial.id))
+    if args.page == "react" and not args.external:
+        raise UsageError("--page react goes with --external (the React page is served by "
+                         "Vite in a dev process of its own)")
+    catalogue = for_page(load_catalogue(catalogue_path(tutorial.id)), args.page)
     if args.only:
         unknown = sorted(set(args.only) - {m.name for m in catalogue.mutants})
         if unknown:
-            raise UsageError(f"no mutant named {', '.join(unknown)}; "
-                             "see harness/cli/mutation/catalogues/ for the names")
+            raise UsageError(f"no mutant of the {args.page} page named {', '.join(unknown)}; "
+                             "see harness/cli/mutation/catalogues/ for the names (a React "
+                             "page's mutants run with --external --page react)")
         catalogue = catalogue.model_copy(
             update={"mutants": tuple(m for m in catalogue.mutants if m.name in args.only)})
     if args.covering:
         catalogue = covering(catalogue)
     invocation = SuiteInvocation(tutorial_id=tutorial.id, focused=args.focused,
-                                 external=args.external)
+                                 external=args.external, page=args.page)
     also_run = sorted({path for mutant in catalogue.mutants for path in mutant.also_run})
     declared = collect_guarantees(invocation, also_run=also_run)
+    if args.page == "react":
+        # The React page's mutants prove that its bugs are caught; that every guarantee can
+        # fail at all is the main catalogue's job, against our page.
+        declared = declared & {g for mutant in catalogue.mutants for g in mutant.expected}
     if args.external:
         # A guarantee no page served elsewhere can prove needs no mutant killed that way.
         declared = frozenset(g for g in declared
@@ -261,7 +270,8 @@ def run_mutate_generated(args: argparse.Namespace, tutorial: Tutorial) -> int:
     clashing = [flag for flag, given in (("--only", args.only), ("--focused", args.focused),
                                          ("--verbose", args.verbose),
                                          ("--covering", args.covering),
-                                         ("--external", args.external)) if given]
+                                         ("--external", args.external),
+                                         ("--page", args.page != "ours")) if given]
     if clashing:
         raise UsageError(f"{', '.join(clashing)} cannot be used with --generated "
                          "(they select catalogue mutants)")
@@ -315,6 +325,10 @@ def add_mutate_command(subparsers: SubParsers) -> None:
                         "served by its own `pling-tutorial dev` process and the checks run "
                         "against it with --base-url; a mutant whose guarantees' checks are "
                         "all n/a (external) is reported as such")
+    parser.add_argument("--page", choices=("ours", "react"), default="ours",
+                        help="with --external: the page whose mutants run; react: the React "
+                        "page's and its bindings' mutants, each copy served by "
+                        "`dev --page react` (Vite) (default: ours)")
     parser.add_argument("--generated", action="store_true",
                         help="machine-made mutants: run StrykerJS (installs it with npm ci the "
                         "first time; needs Node.js >= 20); incremental, so a re-run tests only "
