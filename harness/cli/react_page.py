@@ -10,11 +10,13 @@ that whole group, so no node process outlives the command.
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import os
 import re
 import signal
 import socket
 import subprocess
+import sys
 import threading
 from pathlib import Path
 from types import TracebackType
@@ -29,6 +31,7 @@ REACT_MODES: tuple[ReactMode, ...] = ("react", "react-build")
 _LISTENING = re.compile(r"Local:\s+(http://127\.0\.0\.1:\d+)/")
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
 BUILD_TIMEOUT_S = 300
+PR_SET_PDEATHSIG = 1
 STOP_TIMEOUT_S = 10
 
 
@@ -51,6 +54,15 @@ def react_directory(tutorial: Tutorial, root: Path = PROJECT_ROOT) -> Path:
 
 def vite_binary(directory: Path) -> Path:
     return directory / "node_modules" / ".bin" / "vite"
+
+
+def die_with_parent() -> None:
+    """In the child, before exec: the kernel kills it when its parent dies, even by SIGKILL,
+    which no handler of ours can see (Linux's PR_SET_PDEATHSIG; elsewhere, nothing)."""
+    if sys.platform != "linux":
+        return
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
 
 
 def free_port(host: str) -> int:
@@ -96,7 +108,8 @@ class ViteServer:
         # Its own process group: stop() signals Vite and anything it started, at once.
         self._process = subprocess.Popen(
             command, cwd=self.directory, env=self.environ, text=True,
-            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True)
+            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True,
+            preexec_fn=die_with_parent)
         assert self._process.stdout is not None
         seen: list[str] = []
         for line in self._process.stdout:  # ends once it listens, or at its exit
