@@ -21,6 +21,7 @@ from pathlib import Path
 
 import pytest
 
+from harness.evidence.sources import EXTERNAL_SOURCES, why_not_provable
 from harness.plugin.report import SuiteReport
 from harness.project.paths import PROJECT_ROOT
 
@@ -158,8 +159,8 @@ def pytest_command(report: Path, base_url: str, *args: str) -> list[str]:
 
 
 def covering_checks(base_url: str) -> dict[tuple[str, str | None], str]:
-    """The first check of each guarantee in each locale that can run against a page served
-    elsewhere (n/a ones are decided at collection)."""
+    """The first check of each guarantee in each locale, for every guarantee a page served
+    elsewhere can prove (`harness.evidence.sources`)."""
     with tempfile.TemporaryDirectory(prefix="pling-react-collect-") as scratch:
         report = Path(scratch) / "report.json"
         subprocess.run(pytest_command(report, base_url, str(CHECKS), "--collect-only"),
@@ -168,10 +169,9 @@ def covering_checks(base_url: str) -> dict[tuple[str, str | None], str]:
         collected = SuiteReport.read(report)
     chosen: dict[tuple[str, str | None], str] = {}
     for test in collected.tests:
-        if test.outcome == "n/a":
-            continue
         for guarantee in test.guarantees:
-            chosen.setdefault((guarantee, test.locale), test.nodeid)
+            if why_not_provable([guarantee], EXTERNAL_SOURCES) is None:
+                chosen.setdefault((guarantee, test.locale), test.nodeid)
     return chosen
 
 
