@@ -11,6 +11,7 @@ from harness.cli.mutation.catalogue import (
     catalogue_path,
     check_fresh,
     covering,
+    for_page,
     load_catalogue,
 )
 from harness.cli.mutation.render import render_run
@@ -44,7 +45,8 @@ def test_mutation_suite_every_guarantee_killed_by_a_mutant() -> None:
     # CI's share: one mutant per guarantee, each meeting only the checks meant to catch it, so
     # every guarantee is shown to fail within CI's time. `pling-tutorial mutate r-15 --focused`
     # runs the whole catalogue (its figure is in the README).
-    catalogue = covering(load_catalogue(catalogue_path(TUTORIAL_ID)))
+    # Our page's mutants: the React page's run against it with `--external --page react`.
+    catalogue = covering(for_page(load_catalogue(catalogue_path(TUTORIAL_ID)), "ours"))
     invocation = SuiteInvocation(tutorial_id=TUTORIAL_ID, focused=True)
     also_run = sorted({path for mutant in catalogue.mutants for path in mutant.also_run})
     declared = collect_guarantees(invocation, also_run=also_run)
@@ -53,3 +55,18 @@ def test_mutation_suite_every_guarantee_killed_by_a_mutant() -> None:
     run = run_catalogue(catalogue, invocation, jobs=jobs, declared_guarantees=declared)
 
     assert run.ok, "\n" + render_run(run)
+
+
+@pytest.mark.mutation
+def test_react_page_mutants_each_killed_against_the_served_react_page() -> None:
+    # React-shaped bugs (StrictMode, a ref that never unbinds, an unmounted control, a
+    # reformatted code field, …), each copy served by `dev --page react` (Vite) and checked
+    # with --base-url, as a user checks their own page.
+    catalogue = for_page(load_catalogue(catalogue_path(TUTORIAL_ID)), "react")
+    invocation = SuiteInvocation(tutorial_id=TUTORIAL_ID, focused=True, external=True,
+                                 page="react")
+    declared = frozenset(g for mutant in catalogue.mutants for g in mutant.expected)
+
+    run = run_catalogue(catalogue, invocation, jobs=1, declared_guarantees=declared)
+
+    assert run.ok and {r.verdict for r in run.results} == {"killed"}, "\n" + render_run(run)

@@ -70,6 +70,48 @@ def test_no_writes_into_targets_allows_user_typing_and_fill(
     guarantees.no_writes_into_targets(timeline)
 
 
+# What React does to a controlled input on every keystroke: it writes back the value the user
+# typed, and syncs the `value` attribute (defaultValue) to it.
+REACT_WRITES_BACK_WHAT_WAS_TYPED = """() => {
+  const field = document.querySelector('[data-pling-target=verification_code]');
+  field.addEventListener('input', () => {
+    field.value = field.value;
+    field.defaultValue = field.value;
+    field.setAttribute('value', field.value);
+  });
+}"""
+
+
+def test_no_writes_into_targets_allows_react_writing_back_what_the_user_typed(
+    tutorial_page: Page, dock: Dock, timeline: Timeline
+) -> None:
+    # A React page with a controlled code field was reported as writing into the target
+    # (via defaultValue) though nothing in the field changed: the user had typed it.
+    tutorial_page.evaluate(REACT_WRITES_BACK_WHAT_WAS_TYPED)
+    dock.ask("publish the changes")
+    code = tutorial_page.get_by_test_id("verification-code")
+    code.press_sequentially("246810")
+    expect(code).to_have_value("246810")
+
+    guarantees.no_writes_into_targets(timeline)
+
+
+@pytest.mark.parametrize("write", [
+    "field.defaultValue = '246810'",  # an untouched field shows its default
+    "field.setAttribute('value', '246810')",
+])
+def test_no_writes_into_targets_fails_on_a_default_that_fills_the_field(
+    tutorial_page: Page, dock: Dock, timeline: Timeline, write: str
+) -> None:
+    dock.ask("publish the changes")
+    tutorial_page.evaluate(
+        f"() => {{ const field = document.querySelector('[data-pling-target=verification_code]'); "
+        f"{write}; }}")
+
+    with pytest.raises(GuaranteeViolation, match="'246810' into verification_code"):
+        guarantees.no_writes_into_targets(timeline)
+
+
 def test_state_unchanged_fails_when_the_server_state_changed(
     tutorial_page: Page, timeline: Timeline, tutorial_server: TutorialServer
 ) -> None:

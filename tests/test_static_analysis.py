@@ -52,3 +52,18 @@ def test_tsc_checks_the_javascript_from_its_jsdoc() -> None:
         pytest.fail(f"{TSC} is missing; run ./scripts/bootstrap (it installs TypeScript with npm)")
     result = run([str(TSC), "-p", "tsconfig.json"])
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+REACT_PAGE = PROJECT_ROOT / "fixtures" / "r-15-react"
+
+
+def test_tsc_checks_the_react_page_and_bindings() -> None:
+    """The React page (TSX) and its bindings (fixtures/pling-react) against React's own types,
+    with the TypeScript the runtime is checked with."""
+    if not TSC.exists():
+        pytest.fail(f"{TSC} is missing; run ./scripts/bootstrap (it installs TypeScript with npm)")
+    if not (REACT_PAGE / "node_modules" / "@types" / "react").is_dir():
+        pytest.fail(f"React's types are not installed in {REACT_PAGE}; run ./scripts/bootstrap "
+                    "(it runs npm ci there; needs Node.js >= 20.19)")
+    result = run([str(TSC), "-p", str(REACT_PAGE / "tsconfig.json")])
+    assert result.returncode == 0, result.stdout + result.stderr

@@ -25,6 +25,7 @@ from harness.cli.mutation.catalogue import (
     CatalogueError,
     catalogue_path,
     covering,
+    for_page,
     load_catalogue,
 )
 from harness.cli.mutation.generated.command import run_generated
@@ -33,6 +34,13 @@ from harness.cli.mutation.generated.report import ReportError
 from harness.cli.mutation.generated.stryker import ToolchainError
 from harness.cli.mutation.render import render_result_line, render_run
 from harness.cli.mutation.runner import SuiteInvocation, collect_guarantees, run_catalogue
+from harness.cli.react_page import (
+    REACT_MODES,
+    ReactMode,
+    ReactPageError,
+    ViteServer,
+    react_directory,
+)
 from harness.evidence.sources import EXTERNAL_SOURCES, why_not_provable
 from harness.plugin.shards import DURATIONS_FILE_NAME, SHARD_OPTION, parse_shard
 from harness.project.tutorials import Tutorial, TutorialError, list_tutorials, load_tutorial
@@ -95,6 +103,8 @@ def run_dev(args: argparse.Namespace) -> int:
     tutorial = load_tutorial(args.tutorial)
     locale = offered_locale(tutorial, args.locale or tutorial.default_locale)
     port = tutorial.port if args.port is None else args.port
+    if args.page != "ours":
+        return run_dev_react(tutorial, mode=args.page, locale=locale, port=port)
     # No caching: you edit the files while they are served.
     server = TutorialServer(tutorial=tutorial, port=port, static_cache=NO_STORE)
     with server:
@@ -110,18 +120,42 @@ def run_dev(args: argparse.Namespace) -> int:
     return 0
 
 
-def wait_for_ctrl_c() -> None:
+def run_dev_react(tutorial: Tutorial, *, mode: ReactMode, locale: str, port: int) -> int:
+    """The tutorial's React page under Vite, the fixture server (on a free port) behind it."""
+    directory = react_directory(tutorial)
+    # The API server is Vite's backend only; the browser never talks to it directly.
+    server = TutorialServer(tutorial=tutorial, port=0, static_cache=NO_STORE)
+    with server:
+        vite = ViteServer(directory=directory, mode=mode, api_origin=server.url, port=port)
+        try:
+            with vite:
+                what = "production build" if mode == "react-build" else "dev server"
+                print(f"Serving {tutorial.short_id} ({tutorial.title.en}) at "
+                      f"{tutorial.page_url(vite.url, locale)} (React page, Vite {what}; "
+                      f"API {server.url})", flush=True)
+                print("Press Ctrl-C to stop.", flush=True)
+                wait_for_ctrl_c(while_running=lambda: vite.running)
+                print(f"{PROGRAM}: error: Vite exited on its own", file=sys.stderr)
+                return 1
+        except KeyboardInterrupt:
+            print("Stopped.", flush=True)
+    return 0
+
+
+def wait_for_ctrl_c(while_running: Callable[[], bool] = lambda: True) -> None:
     """Return never; end with KeyboardInterrupt at Ctrl-C (SIGINT).
 
     SIGINT is handled even if this process started with it ignored, as a shell does for a
     command it runs in the background (`pling-tutorial dev r-15 &`, then `kill -INT`).
     Wakes every second: a SIGINT the kernel hands to one of the server's threads does not
     interrupt the main thread's wait, and Python raises the KeyboardInterrupt only once the
-    main thread runs again.
+    main thread runs again. Returns once `while_running()` is false (a child server died).
+    SIGTERM is a Ctrl-C too, so a `kill PID` also stops what the command started.
     """
     signal.signal(signal.SIGINT, signal.default_int_handler)
+    signal.signal(signal.SIGTERM, signal.default_int_handler)
     idle = threading.Event()  # nothing sets it
-    while not idle.wait(timeout=1.0):
+    while while_running() and not idle.wait(timeout=1.0):
         pass
 
 
@@ -140,6 +174,11 @@ def add_dev_command(subparsers: SubParsers) -> None:
     parser.add_argument("--locale", help="page language (default: the tutorial's default)")
     parser.add_argument("--port", type=port_number,
                         help="port to listen on (default: the tutorial's port; 0 = any free)")
+    parser.add_argument("--page", choices=("ours", *REACT_MODES), default="ours",
+                        help="which page: ours (no-build ES modules, default), react (the "
+                        "React page under Vite's dev server) or react-build (Vite's production "
+                        "build of it, served by vite preview); the React page's API is this "
+                        "fixture server's, behind Vite's proxy")
     parser.set_defaults(handler=run_dev)
 
 
@@ -304,18 +343,22 @@ def run_mutate(args: argparse.Namespace) -> int:
         return run_mutate_generated(args, tutorial)
     if args.group or args.force:
         raise UsageError("--group and --force go with --generated")
-    catalogue = load_catalogue(catalogue_path(tutorial.id))
+    if args.page == "react" and not args.external:
+        raise UsageError("--page react goes with --external (the React page is served by "
+                         "Vite in a dev process of its own)")
+    catalogue = for_page(load_catalogue(catalogue_path(tutorial.id)), args.page)
     if args.only:
         unknown = sorted(set(args.only) - {m.name for m in catalogue.mutants})
         if unknown:
-            raise UsageError(f"no mutant named {', '.join(unknown)}; "
-                             "see harness/cli/mutation/catalogues/ for the names")
+            raise UsageError(f"no mutant of the {args.page} page named {', '.join(unknown)}; "
+                             "see harness/cli/mutation/catalogues/ for the names (a React "
+                             "page's mutants run with --external --page react)")
         catalogue = catalogue.model_copy(
             update={"mutants": tuple(m for m in catalogue.mutants if m.name in args.only)})
     if args.covering:
         catalogue = covering(catalogue)
     invocation = SuiteInvocation(tutorial_id=tutorial.id, focused=args.focused,
-                                 external=args.external)
+                                 external=args.external, page=args.page)
     # SIGINT/SIGTERM reach every check suite and dev server the run started (children.py).
     try:
         with children.passing_on_stop_signals():
@@ -330,6 +373,10 @@ def run_mutants(args: argparse.Namespace, tutorial: Tutorial, catalogue: Catalog
                 invocation: SuiteInvocation) -> int:
     also_run = sorted({path for mutant in catalogue.mutants for path in mutant.also_run})
     declared = collect_guarantees(invocation, also_run=also_run)
+    if args.page == "react":
+        # The React page's mutants prove that its bugs are caught; that every guarantee can
+        # fail at all is the main catalogue's job, against our page.
+        declared = declared & {g for mutant in catalogue.mutants for g in mutant.expected}
     if args.external:
         # A guarantee no page served elsewhere can prove needs no mutant killed that way.
         declared = frozenset(g for g in declared
@@ -350,7 +397,8 @@ def run_mutate_generated(args: argparse.Namespace, tutorial: Tutorial) -> int:
     clashing = [flag for flag, given in (("--only", args.only), ("--focused", args.focused),
                                          ("--verbose", args.verbose),
                                          ("--covering", args.covering),
-                                         ("--external", args.external)) if given]
+                                         ("--external", args.external),
+                                         ("--page", args.page != "ours")) if given]
     if clashing:
         raise UsageError(f"{', '.join(clashing)} cannot be used with --generated "
                          "(they select catalogue mutants)")
@@ -404,6 +452,10 @@ def add_mutate_command(subparsers: SubParsers) -> None:
                         "served by its own `pling-tutorial dev` process and the checks run "
                         "against it with --base-url; a mutant whose guarantees' checks are "
                         "all n/a (external) is reported as such")
+    parser.add_argument("--page", choices=("ours", "react"), default="ours",
+                        help="with --external: the page whose mutants run; react: the React "
+                        "page's and its bindings' mutants, each copy served by "
+                        "`dev --page react` (Vite) (default: ours)")
     parser.add_argument("--generated", action="store_true",
                         help="machine-made mutants: run StrykerJS (installs it with npm ci the "
                         "first time; needs Node.js >= 20); incremental, so a re-run tests only "
@@ -454,7 +506,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return handler(args)
     except (UsageError, TutorialError, PortInUse, ProviderConfigError, CatalogueError,
-            PlanError, ToolchainError, TargetError) as error:
+            PlanError, ToolchainError, TargetError, ReactPageError) as error:
         return fail(str(error))
     except (ServerStartError, ReportError) as error:
         print(f"{PROGRAM}: error: {error}", file=sys.stderr)

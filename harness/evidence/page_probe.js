@@ -231,6 +231,10 @@
   /** @param {Element} element @param {string} via @param {unknown} value */
   const recordWrite = (element, via, value) => {
     flush();
+    reportWrite(element, via, value);
+  };
+  /** @param {Element} element @param {string} via @param {unknown} value */
+  const reportWrite = (element, via, value) => {
     report("write", {
       via,
       target: element.getAttribute("data-pling-target"),
@@ -241,6 +245,16 @@
   /** @param {unknown} element @returns {element is HTMLInputElement | HTMLTextAreaElement} */
   const isField = (element) =>
     element instanceof HTMLInputElement || element instanceof HTMLTextAreaElement;
+  // A write that leaves the field's value as it was changes nothing the user sees or sends,
+  // so it is not recorded: React's controlled inputs set `defaultValue` (the value
+  // attribute) to what the user just typed, on every keystroke (docs/page-contract.md).
+  /** @param {Element} element @param {string} via @param {unknown} value @param {() => void} write */
+  const recordIfChanged = (element, via, value, write) => {
+    flush(); // what happened before the write is recorded before it
+    const before = isField(element) ? element.value : null;
+    write();
+    if (!isField(element) || element.value !== before) reportWrite(element, via, value);
+  };
   /** @param {object} prototype @param {string} property */
   const wrapSetter = (prototype, property) => {
     const descriptor = Object.getOwnPropertyDescriptor(prototype, property);
@@ -250,8 +264,7 @@
       ...descriptor,
       /** @this {Element} @param {unknown} value */
       set(value) {
-        recordWrite(this, property, value);
-        originalSet.call(this, value);
+        recordIfChanged(this, property, value, () => originalSet.call(this, value));
       },
     });
   };
@@ -262,8 +275,8 @@
   const setAttribute = Element.prototype.setAttribute;
   /** @type {typeof setAttribute} */
   Element.prototype.setAttribute = function (name, value) {
-    if (isField(this) && String(name).toLowerCase() === "value") recordWrite(this, "setAttribute", value);
-    return setAttribute.call(this, name, value);
+    if (!isField(this) || String(name).toLowerCase() !== "value") return setAttribute.call(this, name, value);
+    recordIfChanged(this, "setAttribute", value, () => setAttribute.call(this, name, value));
   };
   for (const prototype of [HTMLInputElement.prototype, HTMLTextAreaElement.prototype]) {
     const setRangeText = prototype.setRangeText;

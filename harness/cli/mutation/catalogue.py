@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import shutil
 from pathlib import Path, PurePosixPath
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
@@ -20,7 +21,13 @@ MUTABLE_PREFIXES = (
 # Copied into every mutant's root (the harness too, so a server mutant is what gets imported);
 # check suites and caches stay behind.
 COPIED_TOP_DIRS = (FIXTURES_DIR_NAME, TUTORIALS_DIR_NAME, "harness")
-COPY_IGNORE = shutil.ignore_patterns("__pycache__", "checks", "*.pyc")
+# A React page's installed packages and build output stay behind too: node_modules is linked
+# into the copy instead (`link_installed_packages`), and each copy builds its own.
+COPY_IGNORE = shutil.ignore_patterns("__pycache__", "checks", "*.pyc", "node_modules", "dist",
+                                     ".vite-cache")
+# Which page a mutant is checked on: ours (no-build ES modules), or the React page
+# (fixtures/<short id>-react, served by Vite: `mutate --external --page react`).
+MutantPage = Literal["ours", "react"]
 
 
 # One catalogue per tutorial: a folder named after the tutorial's id, one JSON file per area
@@ -56,6 +63,8 @@ class Mutant(BaseModel):
     """Locales to run the checks in; one is enough unless the bug is locale-specific."""
     also_run: tuple[str, ...] = ()
     """Test files of the harness's own suite (tests/...) to run beside the check suite."""
+    page: MutantPage = "ours"
+    """The page whose bug it is; "react" mutants run only with `--external --page react`."""
 
     @field_validator("also_run")
     @classmethod
@@ -155,9 +164,24 @@ def materialise(mutant: Mutant | None, *, source_root: Path, dest_root: Path) ->
     """
     for top in COPIED_TOP_DIRS:
         shutil.copytree(source_root / top, dest_root / top, ignore=COPY_IGNORE)
+    link_installed_packages(source_root, dest_root)
     if mutant is not None:
         check_fresh(mutant, source_root)
         target = dest_root / mutant.file
         text = target.read_text(encoding="utf-8")
         target.write_text(text.replace(mutant.original, mutant.replacement, 1), encoding="utf-8")
     return dest_root
+
+
+def link_installed_packages(source_root: Path, dest_root: Path) -> None:
+    """Each page's node_modules, linked (not copied) into the copy: read only, never mutated."""
+    for installed in sorted((source_root / FIXTURES_DIR_NAME).glob("*/node_modules")):
+        link = dest_root / installed.relative_to(source_root)
+        if link.parent.is_dir() and not link.exists():
+            link.symlink_to(installed.resolve(), target_is_directory=True)
+
+
+def for_page(catalogue: Catalogue, page: MutantPage) -> Catalogue:
+    """Only the mutants of `page`: a React page's bugs are not in our page, and back."""
+    return catalogue.model_copy(
+        update={"mutants": tuple(m for m in catalogue.mutants if m.page == page)})

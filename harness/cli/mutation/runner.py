@@ -101,6 +101,8 @@ class SuiteInvocation:
     do not kill then meets the rest of the suite, up to its first failure."""
     external: bool = False
     """Serve each mutant's copy with its own `dev` process and check it with --base-url."""
+    page: str = "ours"
+    """With `external`: which page that `dev` process serves (`dev --page`)."""
 
     @property
     def checks_dir(self) -> Path:
@@ -198,7 +200,8 @@ def run_mutant(mutant: Mutant, invocation: SuiteInvocation, *,
 
         try:
             if invocation.external:
-                with ServedCopy(root=served_root, tutorial_id=invocation.tutorial_id) as served:
+                with ServedCopy(root=served_root, tutorial_id=invocation.tutorial_id,
+                                page=invocation.page) as served:
                     return stages(served.url)
             return stages()
         except (RuntimeError, subprocess.TimeoutExpired) as error:

@@ -29,11 +29,13 @@ class ServeError(RuntimeError):
 
 
 class ServedCopy:
-    """`dev <tutorial> --port 0` run from `root`'s own harness; `.url` once started."""
+    """`dev <tutorial> --port 0 --page PAGE` run from `root`'s own harness; `.url` once
+    started. `page="react"`: the copy's React page under Vite, its own fixture server behind."""
 
-    def __init__(self, *, root: Path, tutorial_id: str) -> None:
+    def __init__(self, *, root: Path, tutorial_id: str, page: str = "ours") -> None:
         self.root = root
         self.tutorial_id = tutorial_id
+        self.page = page
         self.url = ""
         self._process: subprocess.Popen[str] | None = None
 
@@ -44,7 +46,7 @@ class ServedCopy:
         # Kept with the run's children, so a stop of `mutate` stops it too.
         self._process = children.start(
             [sys.executable, str(launcher), "--pling-tutorial", "dev", self.tutorial_id,
-             "--port", "0"],
+             "--port", "0", "--page", self.page],
             cwd=self.root, env={**environ, "PYTHONDONTWRITEBYTECODE": "1"},
             stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
         assert self._process.stdout is not None

@@ -172,6 +172,26 @@ def test_second_call_runs_only_after_the_first_calls_server_answered(
     assert results_in(model, RESULTS_REQUEST) == [("call_first", "OK"), ("call_second", "OK")]
 
 
+# ---- one message, one turn, on the tutorial's own page -----------------------------------
+
+
+@pytest.mark.guarantee("one-turn-at-a-time")
+def test_one_message_sent_in_the_pages_dock_starts_one_turn(
+    tutorial_page: Page, dock: Dock, timeline: Timeline, say: Say,
+) -> None:
+    # The page's own dock, not the testbed's: a page that wires its dock twice (a React
+    # <AgentDock> that never unmounts, mounted again by StrictMode) answers each message
+    # with two agents, two turns and two of every message.
+    start = timeline.mark()
+    dock.ask(say("status"))
+
+    expect(dock.messages("user")).to_have_count(1)
+    expect(dock.messages("assistant")).to_have_count(1)
+    opening = [r for r in timeline.page_model_requests(start)
+               if '"role":"tool"' not in (r.body or "").replace(" ", "")]
+    assert len(opening) == 1, f"one message opened {len(opening)} model requests: {opening}"
+
+
 # ---- "new conversation" while a card or a handoff waits -----------------------------------
 
 
