@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
+from playwright.sync_api import Playwright
 
 from harness.browser.chromium import (
     NO_CHROMIUM_HELP,
@@ -239,10 +240,9 @@ def test_no_chromium_fails_with_the_install_hint_not_a_traceback(
     result.stdout.no_fnmatch_line("*def browser_type_launch_args*")
 
 
-def test_playwright_chromium_path_answers_inside_a_running_sync_playwright() -> None:
+def test_playwright_chromium_path_answers_inside_a_running_sync_playwright(
+    playwright: Playwright,
+) -> None:
     # A browser server started from a pytest session whose `playwright` fixture already
     # runs: Playwright's sync API refuses a second start in that thread.
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        assert playwright_chromium_path() == Path(playwright.chromium.executable_path)
+    assert playwright_chromium_path() == Path(playwright.chromium.executable_path)
