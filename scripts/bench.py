@@ -30,6 +30,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
@@ -226,9 +227,22 @@ def side_by_side(root: Path, rounds: int, extra: list[str],
                 in json.loads(out.read_text(encoding="utf-8")) if step > 0]
 
 
-def report(label: str, tests: list[Sample], pair: tuple[str, str, str, str, float]) -> None:
+@dataclass(frozen=True)
+class PairFigures:
+    """Medians of one pair, in seconds, and of its ratio test by test."""
+
+    base_wall: float
+    base_cpu: float
+    check_wall: float
+    check_cpu: float
+    ratio: float
+    cpu_ratio: float
+
+
+def report(label: str, tests: list[Sample],
+           pair: tuple[str, str, str, str, float]) -> PairFigures:
     """The medians of the baseline tests and the checks, and of their ratio test by test
-    (the n-th check of a block against the n-th baseline test before it)."""
+    (the n-th check of a block against the n-th baseline test before it), printed."""
     base_name, check_name, base_kind, check_kind, goal = pair
     bare = [(wall, cpu) for name, wall, cpu in tests if name == base_name]
     checks = [(wall, cpu) for name, wall, cpu in tests if name == check_name]
@@ -242,6 +256,12 @@ def report(label: str, tests: list[Sample], pair: tuple[str, str, str, str, floa
     cpu_ratio = statistics.median(c[1] / b[1] for b, c in zip(bare, checks, strict=False))
     print(f"{'ratio: check / ' + base_name + ', pair by pair':<52} median {wall_ratio:6.2f}"
           f"      CPU {cpu_ratio:4.2f}   (goal: at most {goal})")
+    return PairFigures(
+        base_wall=statistics.median(wall for wall, _ in bare),
+        base_cpu=statistics.median(cpu for _, cpu in bare),
+        check_wall=statistics.median(wall for wall, _ in checks),
+        check_cpu=statistics.median(cpu for _, cpu in checks),
+        ratio=wall_ratio, cpu_ratio=cpu_ratio)
 
 
 def bench_ratio(root: Path, rounds: int, *, fresh_too: bool, by_hand: bool) -> None:
