@@ -1,5 +1,6 @@
 """Collection hooks of the pling plugin: every check runs once per locale, the guarantee
-filters, and each test's locale and guarantees as user properties for the reports."""
+filter (--pling-guarantee), and each test's locale and guarantees as user properties for the
+reports."""
 
 from __future__ import annotations
 
@@ -39,11 +40,6 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     wanted = config.getoption("--pling-guarantee")
     if wanted:
         keep = [item for item in items if set(guarantees_of(item)) & set(wanted)]
-        config.hook.pytest_deselected(items=[item for item in items if item not in keep])
-        items[:] = keep
-    unwanted = config.getoption("--pling-skip-guarantee")
-    if unwanted:
-        keep = [item for item in items if not set(guarantees_of(item)) & set(unwanted)]
         config.hook.pytest_deselected(items=[item for item in items if item not in keep])
         items[:] = keep
     # As user properties, so they travel with every report (pytest-xdist, --junitxml).

@@ -1,5 +1,5 @@
 """`pytest_configure` of the pling plugin: the marker, the plugins it registers after every
-entry point (overrides, remote browser, stop-at-kill, signals), and the reports."""
+entry point (overrides, remote browser, signals), and the reports."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.plugin import external, interrupt, remote, shards, stopping
+from harness.plugin import external, interrupt, remote, shards
 from harness.plugin import overrides as pytest_overrides
 from harness.plugin.gallery import Gallery
 from harness.plugin.html_report import GALLERY_DIR_NAME
@@ -39,11 +39,6 @@ def pytest_configure(config: pytest.Config) -> None:
         config.pluginmanager.register(remote, remote.PLUGIN_NAME)
     remote.endpoint_of(config)  # fail fast on a bad --pling-connect
     pling_root(config)  # fail fast on a bad --pling-root
-    stop_at = config.getoption("--pling-guarantee") if config.getoption(
-        "--pling-stop-at-kill") else None
-    if stop_at and not config.pluginmanager.has_plugin(stopping.PLUGIN_NAME):
-        config.pluginmanager.register(stopping.StopAtKill(frozenset(stop_at)),
-                                      stopping.PLUGIN_NAME)
     if not hasattr(config, "workerinput") and not config.pluginmanager.has_plugin(
             interrupt.PLUGIN_NAME):
         # SIGINT/SIGTERM stop the run the way Ctrl-C does, reports kept (plugin/interrupt.py);

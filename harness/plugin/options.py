@@ -2,6 +2,8 @@
 
 `--pling-shard` and `--pling-connect` are declared by their own modules (shards.py,
 remote.py); `pling_root` reads and checks `--pling-root` for the fixtures and the hooks.
+The mutation runner's own options are in a plugin only it loads (harness/mutation/
+run_plugin.py).
 """
 
 from __future__ import annotations
@@ -30,19 +32,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     )
     group.addoption(
         "--pling-guarantee", metavar="NAME", action="append", default=None,
-        help="run only the checks marked with this guarantee (repeatable); "
-             "the mutation runner's focused mode uses it",
-    )
-    group.addoption(
-        "--pling-skip-guarantee", metavar="NAME", action="append", default=None,
-        help="leave out the checks marked with this guarantee (repeatable); the mutation "
-             "runner uses it for the rest of the suite once a mutant's own checks ran",
-    )
-    group.addoption(
-        "--pling-stop-at-kill", action="store_true", default=False,
-        help="with --pling-guarantee: skip a check once a check of each of its named "
-             "guarantees has failed, and stop once every named guarantee has one "
-             "(harness/plugin/stopping.py; the mutation runner's first stage)",
+        help="run only the checks marked with this guarantee (repeatable), e.g. "
+             "`pling-tutorial check r-15 --pling-guarantee denial-respected`",
     )
     group.addoption(
         "--pling-fresh-pages", action="store_true", default=False,
