@@ -32,8 +32,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     )
     group.addoption(
         "--pling-guarantee", metavar="NAME", action="append", default=None,
-        help="run only the checks marked with this guarantee (repeatable), e.g. "
-             "`pling-tutorial check r-15 --pling-guarantee denial-respected`",
+        help="run only the checks marked with this guarantee (repeatable); "
+             "`pling-tutorial check <tutorial>` passes it on",
     )
     group.addoption(
         "--pling-fresh-pages", action="store_true", default=False,
