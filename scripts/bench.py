@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
-LAUNCHER = Path("harness", "cli", "mutation", "launch.py")
+LAUNCHER = Path("harness", "mutation", "launch.py")
 # Tests of one kind in a row; the first of each block is not counted (see side_by_side).
 BLOCK = 4
 

@@ -25,9 +25,9 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Mount, Route
 
 from harness.cli.check import render_summary
-from harness.cli.mutation.catalogue import catalogue_path, load_catalogue
-from harness.cli.mutation.render import render_run
-from harness.cli.mutation.runner import SuiteInvocation, run_catalogue
+from harness.mutation.catalogue import catalogue_path, load_catalogue
+from harness.mutation.render import render_run
+from harness.mutation.runner import SuiteInvocation, run_catalogue
 from harness.plugin.html_report import write_html_report
 from harness.plugin.report import SuiteReport, TestRecord
 from harness.project.paths import PROJECT_ROOT

@@ -13,7 +13,7 @@ import pytest
 from playwright.sync_api import Page
 
 from harness.browser.pages import open_page
-from harness.plugin.plugin import pling_root
+from harness.plugin.options import pling_root
 from harness.project.tutorials import load_tutorial
 from harness.server.model.fake_upstream import FakeUpstream
 from harness.server.runner import TutorialServer

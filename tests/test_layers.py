@@ -1,9 +1,10 @@
 """The package's layers depend one way, and no modules import each other in a circle.
 
 The folder tree is the architecture (README): project files → server (its model first) →
-browser → evidence → plugin → cli (its mutation runner first). A module may import its own
-layer or one below it, type-only imports included; `harness/__init__.py` (the check author's
-API) sits on top. A sub-package listed in LAYERS is a layer of its own, below its parent.
+browser → evidence → plugin → mutation (the mutation runner, its Stryker run and the pytest
+plugin only it loads) → cli. A module may import its own layer or one below it, type-only
+imports included; `harness/__init__.py` (the check author's API) sits on top. A sub-package
+listed in LAYERS is a layer of its own, below its parent.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ import pytest
 from harness.project.paths import PROJECT_ROOT
 
 PACKAGE = PROJECT_ROOT / "harness"
-LAYERS = ("project", "server.model", "server", "browser", "evidence", "plugin", "cli.mutation",
+LAYERS = ("project", "server.model", "server", "browser", "evidence", "plugin", "mutation",
           "cli")
 
 

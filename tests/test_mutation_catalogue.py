@@ -7,20 +7,24 @@ from pathlib import Path
 
 import pytest
 
-from harness.cli.mutation.catalogue import (
-    CATALOGUES_DIR,
+from harness.cli.main import main
+from harness.mutation.catalogue import (
     Catalogue,
     CatalogueError,
     Mutant,
+    MutantPage,
     StaleMutant,
+    catalogue_path,
     check_fresh,
     covering,
+    for_page,
     load_catalogue,
     materialise,
 )
-from harness.cli.mutation.runner import judge
+from harness.mutation.runner import judge
 from harness.plugin.report import SuiteReport, TestRecord
 from harness.project.paths import PROJECT_ROOT
+from harness.project.tutorials import list_tutorials
 
 
 def make_tree(root: Path) -> Path:
@@ -30,6 +34,10 @@ def make_tree(root: Path) -> Path:
     (root / "tutorials" / "t" / "checks" / "test_x.py").write_text("# checks are not served\n")
     (root / "harness" / "server").mkdir(parents=True)
     (root / "harness" / "server" / "gateway.py").write_text("ORIGIN_CHECK = True\n")
+    (root / "tutorials" / "t" / "mutation" / "catalogue").mkdir(parents=True)
+    (root / "tutorials" / "t" / "mutation" / "catalogue" / "a.json").write_text("{}\n")
+    (root / "harness" / "mutation").mkdir(parents=True)
+    (root / "harness" / "mutation" / "launch.py").write_text("# runs the copy's checks\n")
     return root
 
 
@@ -52,6 +60,15 @@ def test_materialise_applies_mutant_to_copy_only(tmp_path: Path) -> None:
     assert (dest / "fixtures/pling/policy.js").read_text() == "return 'ask';\n"
     assert (source / "fixtures/pling/policy.js").read_text() == "return 'ask-always';\n"
     assert not (dest / "tutorials/t/checks").exists()
+
+
+def test_materialise_leaves_the_tutorials_mutation_folder_out_not_the_harness_one(
+    tmp_path: Path,
+) -> None:
+    dest = materialise(None, source_root=make_tree(tmp_path / "src"), dest_root=tmp_path / "d")
+
+    assert not (dest / "tutorials/t/mutation").exists()  # catalogue and plan: not served
+    assert (dest / "harness/mutation/launch.py").is_file()  # the copy's checks run from it
 
 
 def test_materialise_missing_original_raises_stale(tmp_path: Path) -> None:
@@ -168,7 +185,8 @@ def test_covering_picks_one_mutant_per_guarantee_preferring_a_lone_expectation()
 def test_every_mutant_of_the_shipped_catalogues_is_fresh() -> None:
     # A source edit that moves a mutant's original text makes it stale; say so here, in
     # seconds, not only when a mutation run reaches that mutant.
-    catalogues = sorted(CATALOGUES_DIR.iterdir())
+    catalogues = [tutorial.catalogue_directory() for tutorial in list_tutorials()
+                  if tutorial.catalogue_directory().is_dir()]
     stale: list[str] = []
     for path in catalogues:
         for mutant in load_catalogue(path).mutants:
@@ -177,5 +195,18 @@ def test_every_mutant_of_the_shipped_catalogues_is_fresh() -> None:
             except StaleMutant as error:
                 stale.append(str(error))
 
-    assert catalogues, f"no catalogue under {CATALOGUES_DIR}"
+    assert catalogues, "no tutorial has a catalogue (tutorials/<id>/mutation/catalogue/)"
     assert not stale, "\n".join(stale)
+
+
+@pytest.mark.parametrize("page", ["ours", "react"])
+def test_mutate_list_names_every_mutant_of_the_page_and_runs_none(
+    page: MutantPage, capsys: pytest.CaptureFixture[str],
+) -> None:
+    catalogue = for_page(load_catalogue(catalogue_path("r-15")), page)
+
+    code = main(["mutate", "r-15", "--list", "--page", page])
+
+    listed = [line.split()[0] for line in capsys.readouterr().out.splitlines()]
+    assert code == 0
+    assert listed == [mutant.name for mutant in catalogue.mutants] and listed

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from harness.cli.mutation.generated.plan import (
+from harness.mutation.stryker.plan import (
     Equivalent,
     Group,
     IgnoredLine,
@@ -22,15 +22,15 @@ from harness.cli.mutation.generated.plan import (
     load_plan,
     plan_path,
 )
-from harness.cli.mutation.generated.render import render_markdown, render_text
-from harness.cli.mutation.generated.report import (
+from harness.mutation.stryker.render import render_markdown, render_text
+from harness.mutation.stryker.report import (
     GroupOutcome,
     MutantRecord,
     ReportError,
     judge,
     read_report,
 )
-from harness.cli.mutation.generated.stryker import (
+from harness.mutation.stryker.run import (
     FINGERPRINT_KEY,
     GroupPaths,
     check_command,
@@ -317,7 +317,7 @@ def test_check_command_serves_the_sandbox_loads_the_mutant_plugin_and_stops_at_a
     assert command[:4] == ["/venv/python", "-m", "pytest", "/p/checks/test_a.py"]
     assert command[command.index("--pling-root") + 1] == "."
     assert command[command.index("--pling-locale") + 1] == "en"
-    assert "harness.cli.mutation.generated.browser_mutant" in command
+    assert "harness.mutation.stryker.browser_mutant" in command
     assert {"-x", "-rf"} <= set(command)
 
 

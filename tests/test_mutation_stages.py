@@ -8,8 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from harness.cli.mutation.catalogue import Mutant
-from harness.cli.mutation.runner import SuiteInvocation, run_mutant
+from harness.mutation import run_plugin
+from harness.mutation.catalogue import Mutant
+from harness.mutation.runner import SuiteInvocation, run_mutant
 from harness.plugin.report import SuiteReport, TestRecord
 
 pytest_plugins = ["pytester"]
@@ -59,8 +60,8 @@ def test_stop_at_kill_skips_a_guarantee_once_it_failed_and_stops_when_all_have(
     pytester.makepyfile(CHECKS)
 
     result = pytester.runpytest_subprocess(
-        "-p", "no:randomly", "-rs", "--pling-guarantee", "alpha", "--pling-guarantee", "beta",
-        "--pling-stop-at-kill")
+        "-p", "no:randomly", "-p", run_plugin.PLUGIN, "-rs", "--pling-guarantee", "alpha",
+        "--pling-guarantee", "beta", "--pling-stop-at-kill")
 
     # The crash does not count: alpha's next check runs and fails; its third is skipped.
     result.assert_outcomes(errors=1, failed=2, passed=1, skipped=1, deselected=1)
@@ -75,9 +76,19 @@ def test_skip_guarantee_leaves_out_the_checks_of_that_guarantee(
     pytester.makepyfile(CHECKS)
 
     result = pytester.runpytest_subprocess(
-        "-p", "no:randomly", "--pling-skip-guarantee", "alpha", "--pling-skip-guarantee", "beta")
+        "-p", "no:randomly", "-p", run_plugin.PLUGIN, "--pling-skip-guarantee", "alpha",
+        "--pling-skip-guarantee", "beta")
 
     result.assert_outcomes(passed=1, deselected=6)
+
+
+def test_the_runners_options_are_offered_only_with_its_plugin(pytester: pytest.Pytester) -> None:
+    offered = pytester.runpytest_subprocess("--help").stdout.str()
+    with_plugin = pytester.runpytest_subprocess("-p", run_plugin.PLUGIN, "--help").stdout.str()
+
+    assert "--pling-guarantee" in offered  # a user's filter too
+    assert "--pling-stop-at-kill" not in offered and "--pling-skip-guarantee" not in offered
+    assert "--pling-stop-at-kill" in with_plugin and "--pling-skip-guarantee" in with_plugin
 
 
 class FakeSuite:

@@ -6,7 +6,7 @@ import os
 
 import pytest
 
-from harness.cli.mutation.catalogue import (
+from harness.mutation.catalogue import (
     StaleMutant,
     catalogue_path,
     check_fresh,
@@ -14,8 +14,8 @@ from harness.cli.mutation.catalogue import (
     for_page,
     load_catalogue,
 )
-from harness.cli.mutation.render import render_run
-from harness.cli.mutation.runner import SuiteInvocation, collect_guarantees, run_catalogue
+from harness.mutation.render import render_run
+from harness.mutation.runner import SuiteInvocation, collect_guarantees, run_catalogue
 from harness.project.paths import PROJECT_ROOT
 
 TUTORIAL_ID = "r-15-confirmation-and-human-handoff"

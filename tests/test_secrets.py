@@ -14,7 +14,7 @@ from playwright.sync_api import Page, Request, Response, expect
 from harness.browser.dock import Dock
 from harness.evidence import guarantees
 from harness.evidence.timeline import Timeline
-from harness.plugin.plugin import pling_root
+from harness.plugin.options import pling_root
 from harness.project.tutorials import TutorialError, load_tutorial
 from harness.server.model.fake_upstream import Fail, FakeUpstream, Malformed
 from harness.server.runner import TutorialServer

@@ -19,21 +19,6 @@ from harness.browser.preflight import check_target
 from harness.browser.remote import BrowserServer, BrowserServerError
 from harness.cli.check import checks_dir, run_check
 from harness.cli.merge import MergeError, run_merge
-from harness.cli.mutation import children
-from harness.cli.mutation.catalogue import (
-    Catalogue,
-    CatalogueError,
-    catalogue_path,
-    covering,
-    for_page,
-    load_catalogue,
-)
-from harness.cli.mutation.generated.command import run_generated
-from harness.cli.mutation.generated.plan import PlanError
-from harness.cli.mutation.generated.report import ReportError
-from harness.cli.mutation.generated.stryker import ToolchainError
-from harness.cli.mutation.render import render_result_line, render_run
-from harness.cli.mutation.runner import SuiteInvocation, collect_guarantees, run_catalogue
 from harness.cli.react_page import (
     REACT_MODES,
     ReactMode,
@@ -42,6 +27,21 @@ from harness.cli.react_page import (
     react_directory,
 )
 from harness.evidence.sources import EXTERNAL_SOURCES, why_not_provable
+from harness.mutation import children
+from harness.mutation.catalogue import (
+    Catalogue,
+    CatalogueError,
+    catalogue_path,
+    covering,
+    for_page,
+    load_catalogue,
+)
+from harness.mutation.render import render_result_line, render_run
+from harness.mutation.runner import SuiteInvocation, collect_guarantees, run_catalogue
+from harness.mutation.stryker.command import run_generated
+from harness.mutation.stryker.plan import PlanError
+from harness.mutation.stryker.report import ReportError
+from harness.mutation.stryker.run import ToolchainError
 from harness.plugin.shards import DURATIONS_FILE_NAME, SHARD_OPTION, parse_shard
 from harness.project.tutorials import Tutorial, TutorialError, list_tutorials, load_tutorial
 from harness.server.external import TargetError
@@ -343,7 +343,7 @@ def run_mutate(args: argparse.Namespace) -> int:
         return run_mutate_generated(args, tutorial)
     if args.group or args.force:
         raise UsageError("--group and --force go with --generated")
-    if args.page == "react" and not args.external:
+    if args.page == "react" and not (args.external or args.list):
         raise UsageError("--page react goes with --external (the React page is served by "
                          "Vite in a dev process of its own)")
     catalogue = for_page(load_catalogue(catalogue_path(tutorial.id)), args.page)
@@ -351,12 +351,16 @@ def run_mutate(args: argparse.Namespace) -> int:
         unknown = sorted(set(args.only) - {m.name for m in catalogue.mutants})
         if unknown:
             raise UsageError(f"no mutant of the {args.page} page named {', '.join(unknown)}; "
-                             "see harness/cli/mutation/catalogues/ for the names (a React "
-                             "page's mutants run with --external --page react)")
+                             f"`{PROGRAM} mutate {tutorial.short_id} --list` names them (a "
+                             "React page's mutants: with --page react)")
         catalogue = catalogue.model_copy(
             update={"mutants": tuple(m for m in catalogue.mutants if m.name in args.only)})
     if args.covering:
         catalogue = covering(catalogue)
+    if args.list:
+        for mutant in catalogue.mutants:
+            print(f"{mutant.name}  ({', '.join(mutant.expected)})")
+        return 0
     invocation = SuiteInvocation(tutorial_id=tutorial.id, focused=args.focused,
                                  external=args.external, page=args.page)
     # SIGINT/SIGTERM reach every check suite and dev server the run started (children.py).
@@ -394,7 +398,8 @@ def run_mutants(args: argparse.Namespace, tutorial: Tutorial, catalogue: Catalog
 
 def run_mutate_generated(args: argparse.Namespace, tutorial: Tutorial) -> int:
     """StrykerJS's machine-made mutants of the runtime instead of the hand-written catalogue."""
-    clashing = [flag for flag, given in (("--only", args.only), ("--focused", args.focused),
+    clashing = [flag for flag, given in (("--only", args.only), ("--list", args.list),
+                                         ("--focused", args.focused),
                                          ("--verbose", args.verbose),
                                          ("--covering", args.covering),
                                          ("--external", args.external),
@@ -439,6 +444,9 @@ def add_mutate_command(subparsers: SubParsers) -> None:
                         help="mutants run in parallel (default: one per core; "
                         f"{GENERATED_DEFAULT_JOBS} with --generated)")
     parser.add_argument("--only", nargs="+", metavar="NAME", help="run only these mutants")
+    parser.add_argument("--list", action="store_true",
+                        help="print the mutants that would run, each with its expected "
+                        "guarantees, and run none")
     parser.add_argument("--verbose", action="store_true",
                         help="list the failing checks of killed mutants too")
     parser.add_argument("--focused", action="store_true",

@@ -1,10 +1,10 @@
 """Overrides of pytest-playwright fixtures; the pling plugin registers this module last.
 
 pytest picks among same-named fixtures of (non-conftest) plugins by registration order,
-and the order of entry points is not reliable, so `harness.plugin.plugin` registers this
-module from `pytest_configure`, after every entry point is loaded. That makes the
-fixtures below override pytest-playwright's, and lets each one request the original
-(same name) to keep what pytest-playwright derived from its flags.
+and the order of entry points is not reliable, so the plugin registers this module from
+`pytest_configure` (harness/plugin/configure.py), after every entry point is loaded. That
+makes the fixtures below override pytest-playwright's, and lets each one request the
+original (same name) to keep what pytest-playwright derived from its flags.
 """
 
 from __future__ import annotations

@@ -14,6 +14,11 @@ from harness.project.paths import FIXTURES_DIR_NAME, PROJECT_ROOT, TUTORIALS_DIR
 TUTORIAL_FILE_NAME = "tutorial.json"
 COPY_DIR_NAME = "copy"
 MODEL_RULES_FILE_NAME = "model-rules.json"
+# The tutorial's mutation tests (`pling-tutorial mutate`): its hand-written mutants, one JSON
+# file per area, and the StrykerJS plan of `mutate --generated`. Never served.
+MUTATION_DIR_NAME = "mutation"
+CATALOGUE_DIR_NAME = "catalogue"
+STRYKER_PLAN_FILE_NAME = "stryker-plan.json"
 
 # Ids become folder names and URL parts, so they are kept to a safe alphabet.
 Slug = Annotated[str, Field(pattern=r"^[a-z0-9][a-z0-9-]*$", max_length=100)]
@@ -106,6 +111,15 @@ class Tutorial(BaseModel):
 
     def model_rules_path(self, root: Path = PROJECT_ROOT) -> Path:
         return self.directory(root) / MODEL_RULES_FILE_NAME
+
+    def mutation_directory(self, root: Path = PROJECT_ROOT) -> Path:
+        return self.directory(root) / MUTATION_DIR_NAME
+
+    def catalogue_directory(self, root: Path = PROJECT_ROOT) -> Path:
+        return self.mutation_directory(root) / CATALOGUE_DIR_NAME
+
+    def stryker_plan_path(self, root: Path = PROJECT_ROOT) -> Path:
+        return self.mutation_directory(root) / STRYKER_PLAN_FILE_NAME
 
     def page_url(self, base_url: str, locale: str | None = None) -> str:
         """The tutorial page under `base_url`, e.g. http://127.0.0.1:5255/?lang=zh."""

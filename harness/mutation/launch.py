@@ -1,6 +1,6 @@
 """Run pytest with the `harness` package imported from a mutant's copy, not the installed one.
 
-Executed as a script from inside that copy (`python <copy>/harness/cli/mutation/launch.py ARGS`):
+Executed as a script from inside that copy (`python <copy>/harness/mutation/launch.py ARGS`):
 the project is installed editable, and its import finder would otherwise always pick the
 real source tree, so server-side mutants would never be loaded. With `--pling-tutorial` as
 the first argument it runs `pling-tutorial` instead (the rest are its arguments), e.g. the
@@ -10,7 +10,7 @@ copy's own `dev` server for `mutate --external`.
 import sys
 from pathlib import Path
 
-COPY_ROOT = Path(__file__).resolve().parents[3]
+COPY_ROOT = Path(__file__).resolve().parents[2]
 
 
 def _drop_editable_finders() -> None:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from harness.cli.mutation.runner import MutantResult, MutationRun
+from harness.mutation.runner import MutantResult, MutationRun
 
 VERDICT_LABEL = {
     "killed": "killed",

@@ -17,7 +17,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Self
 
-from harness.cli.mutation import children
+from harness.mutation import children
 
 # `dev` prints "Serving r-15 (...) at http://127.0.0.1:PORT/?lang=zh" once it listens.
 _SERVING = re.compile(r"at (http://127\.0\.0\.1:\d+)/")
@@ -40,7 +40,7 @@ class ServedCopy:
         self._process: subprocess.Popen[str] | None = None
 
     def __enter__(self) -> Self:
-        launcher = self.root / "harness" / "cli" / "mutation" / "launch.py"
+        launcher = self.root / "harness" / "mutation" / "launch.py"
         environ = {key: value for key, value in os.environ.items()
                    if not key.startswith("PLING_")}
         # Kept with the run's children, so a stop of `mutate` stops it too.

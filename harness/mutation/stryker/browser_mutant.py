@@ -1,7 +1,7 @@
 """pytest plugin: hand Stryker's active mutant to the instrumented runtime in the browser.
 
 Loaded only by the command the Stryker run gives each mutant (`-p
-harness.cli.mutation.generated.browser_mutant`), never by the runtime or a normal check run.
+harness.mutation.stryker.browser_mutant`), never by the runtime or a normal check run.
 Stryker's command runner names the mutant in the `__STRYKER_ACTIVE_MUTANT__` environment
 variable; instrumented code reads `globalThis.__stryker__.activeMutant` (or `process.env`,
 which Chromium has not), so every browser context gets an init script that sets it before

@@ -9,7 +9,8 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from harness.project.datafile import load_json_model
-from harness.project.paths import FIXTURES_DIR_NAME, TUTORIALS_DIR_NAME
+from harness.project.paths import FIXTURES_DIR_NAME, PROJECT_ROOT, TUTORIALS_DIR_NAME
+from harness.project.tutorials import MUTATION_DIR_NAME, load_tutorial
 
 # The system under test may be mutated: what the fixture server serves, and the server and
 # model gateway themselves. The checks and the harness's assertions never are.
@@ -23,20 +24,28 @@ MUTABLE_PREFIXES = (
 COPIED_TOP_DIRS = (FIXTURES_DIR_NAME, TUTORIALS_DIR_NAME, "harness")
 # A React page's installed packages and build output stay behind too: node_modules is linked
 # into the copy instead (`link_installed_packages`), and each copy builds its own.
-COPY_IGNORE = shutil.ignore_patterns("__pycache__", "checks", "*.pyc", "node_modules", "dist",
-                                     ".vite-cache")
+_IGNORED_NAMES = shutil.ignore_patterns("__pycache__", "checks", "*.pyc", "node_modules", "dist",
+                                        ".vite-cache")
+
+
+def copy_ignore(directory: str, names: list[str]) -> set[str]:
+    """What `shutil.copytree` leaves out of a mutant's copy: the names above anywhere, and a
+    tutorial's own mutation folder (its catalogue and plan are not served). Only the one
+    right under `tutorials/<id>/`: the copy's `harness/mutation/` is what runs its checks."""
+    ignored = set(_IGNORED_NAMES(directory, names))
+    if Path(directory).parent.name == TUTORIALS_DIR_NAME and MUTATION_DIR_NAME in names:
+        ignored.add(MUTATION_DIR_NAME)
+    return ignored
+
 # Which page a mutant is checked on: ours (no-build ES modules), or the React page
 # (fixtures/<short id>-react, served by Vite: `mutate --external --page react`).
 MutantPage = Literal["ours", "react"]
 
 
-# One catalogue per tutorial: a folder named after the tutorial's id, one JSON file per area
-# (confirmation, handoff, server, ...), so the mutants of one area are read together.
-CATALOGUES_DIR = Path(__file__).resolve().parent / "catalogues"
-
-
-def catalogue_path(tutorial_id: str) -> Path:
-    return CATALOGUES_DIR / tutorial_id
+def catalogue_path(tutorial_id: str, root: Path = PROJECT_ROOT) -> Path:
+    """The tutorial's catalogue: its folder `tutorials/<id>/mutation/catalogue/`, one JSON
+    file per area (confirmation, handoff, server, ...), so one area's mutants read together."""
+    return load_tutorial(tutorial_id, root).catalogue_directory(root)
 
 
 class CatalogueError(ValueError):
@@ -163,7 +172,7 @@ def materialise(mutant: Mutant | None, *, source_root: Path, dest_root: Path) ->
     The source tree is only read: mutants never touch the real files.
     """
     for top in COPIED_TOP_DIRS:
-        shutil.copytree(source_root / top, dest_root / top, ignore=COPY_IGNORE)
+        shutil.copytree(source_root / top, dest_root / top, ignore=copy_ignore)
     link_installed_packages(source_root, dest_root)
     if mutant is not None:
         check_fresh(mutant, source_root)

@@ -12,9 +12,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal, Protocol
 
-from harness.cli.mutation import children
-from harness.cli.mutation.catalogue import Catalogue, Mutant, StaleMutant, check_fresh, materialise
-from harness.cli.mutation.served import ServedCopy
+from harness.mutation import children, run_plugin
+from harness.mutation.catalogue import Catalogue, Mutant, StaleMutant, check_fresh, materialise
+from harness.mutation.served import ServedCopy
 from harness.plugin.report import SuiteReport, TestRecord
 from harness.project.paths import PROJECT_ROOT, TUTORIALS_DIR_NAME
 
@@ -113,7 +113,7 @@ class SuiteInvocation:
                 skip_guarantees: Sequence[str] = (), stop_at_first: bool = False,
                 base_url: str | None = None) -> list[str]:
         """pytest, importing `harness` from `served_root` (a mutant's copy holds one too)."""
-        launcher = served_root / "harness" / "cli" / "mutation" / "launch.py"
+        launcher = served_root / "harness" / "mutation" / "launch.py"
         command = [
             sys.executable, str(launcher), str(self.checks_dir),
             *(str(self.source_root / path) for path in also_run),
@@ -121,6 +121,7 @@ class SuiteInvocation:
             "--pling-root", str(served_root),
             "--pling-report", str(report),
             "-p", "no:cacheprovider",
+            "-p", run_plugin.PLUGIN,  # --pling-skip-guarantee, --pling-stop-at-kill
             "-q", "--no-header", "-rN",
         ]
         if len(locales) == 1:

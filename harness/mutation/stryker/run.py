@@ -1,10 +1,11 @@
 """Run StrykerJS over one plan group: install it, write its config, keep its incremental file.
 
 Stryker runs from the project root. It copies `fixtures/` and `tutorials/` (without the
-checks) into a sandbox under `.stryker-tmp/`, instruments the group's files there with
-mutant switching, and runs the group's checks once per mutant with its command runner; the
-checks' server serves the sandbox (`--pling-root .`), so the browser loads the instrumented
-runtime, and `browser_mutant` hands the browser the active mutant.
+checks and the tutorials' mutation folders) into a sandbox under `.stryker-tmp/`, instruments
+the group's files there with mutant switching, and runs the group's checks once per mutant
+with its command runner; the checks' server serves the sandbox (`--pling-root .`), so the
+browser loads the instrumented runtime, and `browser_mutant` hands the browser the active
+mutant.
 
 Incremental mode: Stryker reuses a mutant's result while its code is unchanged. The command
 runner reports no per-test coverage, so Stryker cannot see the checks change; the file
@@ -28,10 +29,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from harness.cli.mutation.generated import browser_mutant
-from harness.cli.mutation.generated.plan import Group, Plan
-from harness.cli.mutation.generated.report import DETECTED
+from harness.mutation.stryker import browser_mutant
+from harness.mutation.stryker.plan import Group, Plan
+from harness.mutation.stryker.report import DETECTED
 from harness.project.paths import FIXTURES_DIR_NAME, PROJECT_ROOT, TUTORIALS_DIR_NAME
+from harness.project.tutorials import MUTATION_DIR_NAME
 
 TOOLS_DIR = PROJECT_ROOT / "tools" / "stryker"
 # Stryker's sandboxes; one folder per group so a finished run deletes only its own.
@@ -158,7 +160,8 @@ def stryker_config(*, plan: Plan, group: Group, paths: GroupPaths, concurrency: 
         "mutate": [spec.stryker_pattern(root) for spec in group.mutate],
         # Only what the fixture server serves goes into the sandbox; never the checks.
         "ignorePatterns": ["/*", f"!/{FIXTURES_DIR_NAME}", f"!/{TUTORIALS_DIR_NAME}",
-                           f"/{TUTORIALS_DIR_NAME}/*/checks"],
+                           f"/{TUTORIALS_DIR_NAME}/*/checks",
+                           f"/{TUTORIALS_DIR_NAME}/*/{MUTATION_DIR_NAME}"],
         "symlinkNodeModules": False,
         "plugins": ["@stryker-mutator/*", str(IGNORER_PLUGIN)],
         "ignorers": ["pling"],
@@ -200,8 +203,10 @@ def _fingerprinted_files(root: Path, tutorial_id: str) -> Iterable[Path]:
     for folder in folders:
         for path in folder.rglob("*"):
             parts = path.relative_to(root).parts
-            if (path.is_file() and "__pycache__" not in parts
-                    and parts[:2] != ("harness", "mutation")):
+            # The mutation tooling and the tutorial's catalogue and plan decide no result.
+            tooling = parts[:2] == ("harness", "mutation") or (
+                parts[0] == TUTORIALS_DIR_NAME and parts[2:3] == (MUTATION_DIR_NAME,))
+            if path.is_file() and "__pycache__" not in parts and not tooling:
                 yield path
 
 

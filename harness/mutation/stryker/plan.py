@@ -1,9 +1,9 @@
 """The generated-mutant plan file: which runtime code Stryker mutates, with which checks.
 
-One plan per tutorial (`plans/<tutorial id>.json`). Each group is one Stryker run with its
-own incremental file: the code it mutates (whole files, or a part between two anchor
-lines, so the range follows edits) and the check files that concern that code, in the order
-they run (`-x` stops at the first failure, so broad, quick checks go first).
+One plan per tutorial (`tutorials/<id>/mutation/stryker-plan.json`). Each group is one
+Stryker run with its own incremental file: the code it mutates (whole files, or a part
+between two anchor lines, so the range follows edits) and the check files that concern that
+code, in the order they run (`-x` stops at the first failure, so broad, quick checks go first).
 
 Equivalent mutants, each with its reason, come in two lists: `ignore` names statements whose
 every mutant is equivalent (Stryker's ignorer skips them: not run, not counted), and
@@ -18,15 +18,15 @@ from pathlib import Path, PurePosixPath
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from harness.project.datafile import load_json_model
-from harness.project.paths import FIXTURES_DIR_NAME, RUNTIME_DIR_NAME
+from harness.project.paths import FIXTURES_DIR_NAME, PROJECT_ROOT, RUNTIME_DIR_NAME
+from harness.project.tutorials import load_tutorial
 
-PLANS_DIR = Path(__file__).resolve().parent / "plans"
 # Only the runtime is mutated: what the page runs on, never the harness or the checks.
 MUTABLE_PREFIX = f"{FIXTURES_DIR_NAME}/{RUNTIME_DIR_NAME}/"
 
 
-def plan_path(tutorial_id: str) -> Path:
-    return PLANS_DIR / f"{tutorial_id}.json"
+def plan_path(tutorial_id: str, root: Path = PROJECT_ROOT) -> Path:
+    return load_tutorial(tutorial_id, root).stryker_plan_path(root)
 
 
 class PlanError(ValueError):

@@ -5,8 +5,8 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Sequence
 
-from harness.cli.mutation.generated.plan import Plan
-from harness.cli.mutation.generated.report import GroupOutcome, Judgement, Survivor, Tally
+from harness.mutation.stryker.plan import Plan
+from harness.mutation.stryker.report import GroupOutcome, Judgement, Survivor, Tally
 
 # Long originals (a whole block) are cut for the table; the report has them whole.
 SNIPPET_WIDTH = 60

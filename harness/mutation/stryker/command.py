@@ -8,16 +8,16 @@ import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from harness.cli.mutation.generated.plan import Plan, load_plan, plan_path
-from harness.cli.mutation.generated.render import render_markdown, render_text
-from harness.cli.mutation.generated.report import (
+from harness.mutation.stryker.plan import Plan, load_plan, plan_path
+from harness.mutation.stryker.render import render_markdown, render_text
+from harness.mutation.stryker.report import (
     GroupOutcome,
     Judgement,
     MutantRecord,
     judge,
     read_report,
 )
-from harness.cli.mutation.generated.stryker import BUILD_DIR, GroupPaths, Toolchain, run_group
+from harness.mutation.stryker.run import BUILD_DIR, GroupPaths, Toolchain, run_group
 from harness.project.paths import PROJECT_ROOT
 
 

@@ -1,0 +1,163 @@
+"""Fixtures of the pages and the record: the timeline, the gallery, the tutorial and testbed
+pages, their page objects (`dock`, `testbed`) and the next test's start."""
+
+from __future__ import annotations
+
+import pytest
+from playwright.sync_api import BrowserContext, Page
+
+from harness.browser.dock import Dock
+from harness.browser.pages import open_page, testbed_url
+from harness.browser.testbed import Testbed
+from harness.browser.warm import WarmPage
+from harness.evidence.timeline import Timeline
+from harness.plugin import external
+from harness.plugin.external import ServedTutorial
+from harness.plugin.factories import (
+    NextTest,
+    OpenTutorialPage,
+    StartNextTest,
+    StartTutorialServer,
+)
+from harness.plugin.gallery import Gallery, load_page_states
+from harness.plugin.stash_keys import GALLERY_KEY, TIMELINE_KEY
+from harness.project.texts import page_copy
+from harness.project.tutorials import TutorialError
+from harness.server.runner import TutorialServer
+from harness.server.state import WorkspaceSnapshot
+
+
+@pytest.fixture
+def timeline(page: Page, tutorial_server: ServedTutorial,
+             request: pytest.FixtureRequest) -> Timeline:
+    """One ordered record of what happened: the page (in-page probe: requests, approval /
+    handoff / highlight UI, writes into inputs), the network, the server log, and the
+    runtime's own events. `timeline.mark()` and `since=` scope questions to a moment;
+    `timeline.render()` is printed with any failing test that used it."""
+    recorder = Timeline(server_log=tutorial_server.log, workspace=tutorial_server.state,
+                        contract=tutorial_server.tutorial.contract,
+                        log_source="server" if isinstance(tutorial_server, TutorialServer)
+                        else "model")
+    recorder.attach(page)
+    request.node.stash[TIMELINE_KEY] = recorder
+    return recorder
+
+
+@pytest.fixture(scope="session")
+def gallery(pytestconfig: pytest.Config) -> Gallery:
+    """The session's screenshot gallery for the HTML report: `tutorial_page` has it picture
+    each dock and page state the first time a check meets it per locale. Does nothing
+    unless --pling-html is given."""
+    return pytestconfig.stash[GALLERY_KEY]
+
+
+@pytest.fixture
+def open_tutorial_page(page: Page, timeline: Timeline, tutorial_server: ServedTutorial,
+                       locale: str, gallery: Gallery,
+                       request: pytest.FixtureRequest) -> OpenTutorialPage:
+    """A factory: ``open_tutorial_page(workspace=WorkspaceSnapshot(...))`` puts the server's
+    workspace in that state (none given: as it is) and opens pytest-playwright's `page` on
+    the tutorial in `locale`, exactly as `tutorial_page` does (probe, paused clock,
+    gallery). Once per test: reload with ``harness.reload_page(page)``."""
+    opened: list[Page] = []
+
+    def open_tutorial(*, workspace: WorkspaceSnapshot | None = None) -> Page:
+        if opened:
+            raise RuntimeError("the tutorial page is already open in this test; reload it "
+                               "with harness.reload_page(page)")
+        if workspace is not None:
+            tutorial_server.state.replace(workspace)
+        open_page(page, tutorial_server.page_url(locale))
+        opened.append(page)
+        if gallery.enabled:
+            server = tutorial_server
+            try:
+                gallery.watch(page, locale=locale, source=request.node.nodeid,
+                              page_states=load_page_states(server.tutorial, server.root),
+                              copy=page_copy(server.root, server.tutorial, locale))
+            except TutorialError as error:
+                pytest.fail(str(error), pytrace=False)
+        return page
+
+    return open_tutorial
+
+
+@pytest.fixture
+def tutorial_page(open_tutorial_page: OpenTutorialPage) -> Page:
+    """pytest-playwright's `page`, opened on the tutorial in `locale` with the timeline's
+    probe installed and the clock paused (move it with ``page.clock.fast_forward``).
+    Reload with ``harness.reload_page(page)``; the timeline's ready mark follows. With
+    --pling-html, the gallery watches it. For another starting workspace use
+    `open_tutorial_page`."""
+    return open_tutorial_page()
+
+
+@pytest.fixture
+def testbed_page(page: Page, timeline: Timeline, tutorial_server: ServedTutorial,
+                 locale: str) -> Page:
+    """Like `tutorial_page`, on the bare testbed page (`/testbed/`), where a test declares
+    any action it needs with ``page.evaluate``. With --base-url, n/a unless that server
+    serves the testbed too."""
+    external.require_testbed(tutorial_server)
+    open_page(page, testbed_url(tutorial_server.url, locale))
+    return page
+
+
+@pytest.fixture
+def dock(page: Page) -> Dock:
+    """The AgentDock page object on `page`: ask(text), approve(), approve_always(), deny(),
+    handoff_done(), handoff_cancel(), handoff_next(), and locators (approval, handoff,
+    handoff_steps, highlights, messages(role)). Open a page first (`tutorial_page`)."""
+    return Dock(page)
+
+
+@pytest.fixture
+def start_next_test(request: pytest.FixtureRequest, tutorial_server: ServedTutorial,
+                    start_tutorial_server: StartTutorialServer, context: BrowserContext,
+                    page: Page, locale: str) -> StartNextTest:
+    """A factory for checks that prove nothing crosses from one test to the next:
+    ``next_one = start_next_test()`` ends this test the way the plugin ends every test (the
+    page's boundary: `harness.browser.warm`, or its context closed under
+    --pling-fresh-pages; its server unseated) and starts the next the way the plugin starts
+    one (a new server, the page opened on the tutorial with a new timeline). Once per test;
+    with --base-url n/a (one server for every test, reset before each)."""
+    if not isinstance(tutorial_server, TutorialServer):
+        pytest.skip(external.not_applicable("the next test's server is a fixture server's "
+                                            "seat; a page served elsewhere has one server"))
+    started: list[NextTest] = []
+    warm: WarmPage | None = request.getfixturevalue("pling_warm_page")
+
+    def start_next() -> NextTest:
+        if started:
+            raise RuntimeError("start_next_test() starts one next test per test")
+        if warm is not None and warm.page is page:
+            warm.end()
+        else:
+            context.close()
+        tutorial_server.stop()
+        server = start_tutorial_server()
+        if warm is not None and warm.page is None:
+            next_page = warm.begin(headers=server.browser_headers)
+        else:
+            fresh: BrowserContext = request.getfixturevalue("new_context")()
+            fresh.set_extra_http_headers(server.browser_headers)
+            next_page = fresh.new_page()
+        recorder = Timeline(server_log=server.log, workspace=server.state,
+                            contract=server.tutorial.contract, log_source="server")
+        recorder.attach(next_page)
+        request.node.stash[TIMELINE_KEY] = recorder
+        open_page(next_page, server.page_url(locale))
+        started.append(NextTest(server=server, page=next_page, dock=Dock(next_page),
+                                timeline=recorder))
+        return started[0]
+
+    return start_next
+
+
+@pytest.fixture
+def testbed(testbed_page: Page, tutorial_server: ServedTutorial) -> Testbed:
+    """The testbed page object on `testbed_page`: ``testbed.declare({...})`` (any action, as
+    a page registers it), ``refusal(decl)``, ``set_enabled``, ``activate_scope``,
+    ``button(id)``, ``finish(id)`` (a handoff's steps, done by the user) and ``calls()``
+    (the business calls its actions made at the server)."""
+    return Testbed(testbed_page, tutorial_server.testbed)

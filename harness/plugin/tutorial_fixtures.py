@@ -1,0 +1,60 @@
+"""Fixtures of the tutorial under check: its id, root and definition, the locale, and its
+words and user requests in that locale."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from harness.plugin.options import DEFAULT_TUTORIAL_ID, LOCALES, pling_root
+from harness.project.texts import Say, Words
+from harness.project.tutorials import Tutorial, TutorialError, load_tutorial
+
+
+@pytest.fixture
+def tutorial_id() -> str:
+    """Id (or short id) of the tutorial the server serves. Override it in a test module:
+    ``@pytest.fixture def tutorial_id(): return "r-16-..."``."""
+    return DEFAULT_TUTORIAL_ID
+
+
+@pytest.fixture
+def tutorial_root(pytestconfig: pytest.Config) -> Path:
+    """The folder the tutorial server serves (--pling-root, else the project root): its
+    `fixtures/` and `tutorials/`. Read the tutorial's files from here, never from the
+    project, so a check sees what the server serves (the mutation runner's copy)."""
+    return pling_root(pytestconfig)
+
+
+@pytest.fixture
+def tutorial(tutorial_id: str, tutorial_root: Path) -> Tutorial:
+    """The tutorial under check (`tutorial.json` under `tutorial_root`, validated)."""
+    try:
+        return load_tutorial(tutorial_id, tutorial_root)
+    except TutorialError as error:
+        pytest.fail(str(error), pytrace=False)
+
+
+@pytest.fixture
+def words(tutorial: Tutorial, tutorial_root: Path, locale: str) -> Words:
+    """The page's texts in `locale`: what a notice must mean (``words.meaning_problems(text,
+    code, naming=...)``, from the reviewed glossary), the page copy (``words.copy[key]``,
+    ``words.desc(action)``) and the runtime's (``words.runtime(key)``)."""
+    return Words(tutorial_root, tutorial, locale)
+
+
+@pytest.fixture
+def say(tutorial: Tutorial, locale: str) -> Say:
+    """What a user types for a named request in `locale`: ``dock.ask(say("archive"))``. The
+    requests are the tutorial's (`user_requests` in its tutorial.json); an unknown name
+    fails, listing the known ones."""
+    return Say(tutorial, locale)
+
+
+@pytest.fixture
+def locale(request: pytest.FixtureRequest) -> str:
+    """The page's locale, "zh" or "en". Every test that uses it runs once per locale
+    (only the one given with --pling-locale)."""
+    param = getattr(request, "param", None)
+    return str(param) if param is not None else LOCALES[0]
