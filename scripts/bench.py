@@ -177,10 +177,12 @@ def pytest_sessionfinish(session):
 '''
 
 Sample = tuple[str, float, float]
-# Each pair: the baseline test, the check timed against it, how the figure reads, its goal.
+# Each pair: the baseline test, the check timed against it, how the figure reads, its goal
+# (None: a reference figure only; issue 21 withdrew the bare test's 0.75 as measuring the
+# wrong thing and set the goal against the hand-written test instead).
 PAIRS = (
     ("test_bare", "test_check", "bare Playwright test (new context and page)",
-     "r-15 check{label} (ready, ask, approve)", 0.75),
+     "r-15 check{label} (ready, ask, approve)", None),
     ("test_by_hand", "test_same_steps_check",
      "hand-written test of the steps (dev server)", "r-15 check{label} of the same steps", 0.8),
 )
@@ -240,7 +242,7 @@ class PairFigures:
 
 
 def report(label: str, tests: list[Sample],
-           pair: tuple[str, str, str, str, float]) -> PairFigures:
+           pair: tuple[str, str, str, str, float | None]) -> PairFigures:
     """The medians of the baseline tests and the checks, and of their ratio test by test
     (the n-th check of a block against the n-th baseline test before it), printed."""
     base_name, check_name, base_kind, check_kind, goal = pair
@@ -255,7 +257,8 @@ def report(label: str, tests: list[Sample],
     wall_ratio = statistics.median(c[0] / b[0] for b, c in zip(bare, checks, strict=False))
     cpu_ratio = statistics.median(c[1] / b[1] for b, c in zip(bare, checks, strict=False))
     print(f"{'ratio: check / ' + base_name + ', pair by pair':<52} median {wall_ratio:6.2f}"
-          f"      CPU {cpu_ratio:4.2f}   (goal: at most {goal})")
+          f"      CPU {cpu_ratio:4.2f}   "
+          + (f"(goal: at most {goal})" if goal is not None else "(reference, no goal)"))
     return PairFigures(
         base_wall=statistics.median(wall for wall, _ in bare),
         base_cpu=statistics.median(cpu for _, cpu in bare),
