@@ -137,7 +137,8 @@ def test_judge_crash_in_expected_check_does_not_count() -> None:
 def test_judge_a_run_stopped_before_any_check_is_broken_not_survived() -> None:
     # External mode's preflight refused the page (it threw while loading): pytest.exit, every
     # check "not run". This was judged "survived: every check passed".
-    refusal = "pling: http://127.0.0.1:1/ shows no agent dock; the page threw: Error: boom"
+    refusal = ("interrupted by pytest.exit (pling: http://127.0.0.1:1/ shows no agent dock; "
+               "the page threw: boom)")
     report = SuiteReport(tests=[record("not run", "ask_always_never_granted")],
                          interrupted=refusal)
     result = judge(mutant(), report)

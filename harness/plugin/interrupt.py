@@ -32,7 +32,7 @@ INTERRUPTED_BY = "interrupted by "
 
 def interrupted_reason(stop: BaseException) -> str | None:
     """The reason a report states for a run stopped by a signal or Ctrl-C, from the
-    KeyboardInterrupt pytest ended with, or by `pytest.exit` (its message); None for a
+    KeyboardInterrupt pytest ended with, or by `pytest.exit` (naming its message); None for a
     plugin's own early stop (a `session.shouldstop` such as --pling-stop-at-kill's), which
     is no interruption."""
     text = str(stop)
@@ -42,8 +42,8 @@ def interrupted_reason(stop: BaseException) -> str | None:
         return None
     if isinstance(stop, pytest.exit.Exception):
         # `pytest.exit(...)`: a plugin refused the run (a page that cannot be checked); its
-        # message is the reason, not a Ctrl-C nobody pressed.
-        return stop.msg
+        # message says why, not a Ctrl-C nobody pressed.
+        return f"{INTERRUPTED_BY}pytest.exit ({stop.msg})"
     return INTERRUPTED_BY + "KeyboardInterrupt"
 
 
