@@ -275,6 +275,10 @@ def check_command(url: str) -> subprocess.CompletedProcess[str]:
         check=False)
 
 
+THROWS_WHILE_LOADING = ("<script>throw new Error('pling: action \"get_workspace\" is already "
+                        "registered; unregister it first.');</script>")
+
+
 def page(*parts: str) -> tuple[int, str, str]:
     return 200, "text/html", f"<!doctype html><html><body>{''.join(parts)}</body></html>"
 
@@ -296,12 +300,19 @@ def test_check_unreachable_base_url_exits_2_naming_it() -> None:
 @pytest.mark.parametrize(("answers", "missing"), [
     ({"/": page(STATUS, NAME), "/api/workspace": (200, "application/json", STATE)},
      "shows no agent dock: no visible [data-testid=pling-dock]"),
+    # A page whose script throws while loading (a React binding the registry refused, say):
+    # the refusal names the error, the cause (it said only "no agent dock").
+    ({"/": page(STATUS, NAME, THROWS_WHILE_LOADING),
+      "/api/workspace": (200, "application/json", STATE)},
+     "shows no agent dock: no visible [data-testid=pling-dock] (see docs/page-contract.md); "
+     'the page threw: pling: action "get_workspace" is already registered; unregister it '
+     "first."),
     ({"/": page(DOCK, NAME), "/api/workspace": (200, "application/json", STATE)},
      "shows no business view: missing status ([data-testid=workspace-status]), archived "
      "([data-testid=workspace-status])"),
     ({"/": page(DOCK, STATUS, NAME), "/api/workspace": (200, "text/html", "<p>hello</p>")},
      "the state request: GET {url}/api/workspace answered text/html, not JSON: <p>hello</p>"),
-], ids=["no-dock", "no-business-view", "state-not-json"])
+], ids=["no-dock", "no-dock-page-threw", "no-business-view", "state-not-json"])
 def test_check_page_breaking_the_contract_exits_2_with_one_line_naming_it(
     answers: Mapping[str, tuple[int, str, str]], missing: str,
 ) -> None:

@@ -243,6 +243,10 @@ def test_only_a_signal_or_ctrl_c_makes_a_run_interrupted_never_a_plugins_early_s
     assert interrupted_reason(pytest.Session.Interrupted("interrupted by SIGTERM")) == (
         "interrupted by SIGTERM")
     assert interrupted_reason(KeyboardInterrupt()) == "interrupted by KeyboardInterrupt"
+    # A plugin's pytest.exit (external mode refusing a page it cannot check) is the stop's
+    # reason as it said it, not a Ctrl-C nobody pressed.
+    assert interrupted_reason(pytest.exit.Exception("pling: … shows no agent dock")) == (
+        "interrupted by pytest.exit (pling: … shows no agent dock)")
     # --pling-stop-at-kill ends the session through session.shouldstop too: its report
     # keeps the unreached checks "skipped" and says nothing of an interruption.
     assert interrupted_reason(pytest.Session.Interrupted(

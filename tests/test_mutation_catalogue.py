@@ -134,6 +134,28 @@ def test_judge_crash_in_expected_check_does_not_count() -> None:
     assert judge(mutant(), report).verdict == "misattributed"
 
 
+def test_judge_a_run_stopped_before_any_check_is_broken_not_survived() -> None:
+    # External mode's preflight refused the page (it threw while loading): pytest.exit, every
+    # check "not run". This was judged "survived: every check passed".
+    refusal = ("interrupted by pytest.exit (pling: http://127.0.0.1:1/ shows no agent dock; "
+               "the page threw: boom)")
+    report = SuiteReport(tests=[record("not run", "ask_always_never_granted")],
+                         interrupted=refusal)
+    result = judge(mutant(), report)
+    assert (result.verdict, result.detail) == (
+        "broken", f"the checks stopped before their end: {refusal}")
+    assert judge(mutant(), SuiteReport(tests=[])).verdict == "broken"
+
+
+def test_judge_a_refusal_the_mutant_expects_is_a_kill() -> None:
+    refusal = ('pling: … shows no agent dock; the page threw: '
+               'pling: action "a" is already registered')
+    report = SuiteReport(tests=[record("not run", "ask_always_never_granted")],
+                         interrupted=refusal)
+    assert judge(mutant(refused_with="already registered"), report).verdict == "killed"
+    assert judge(mutant(refused_with="is not a function"), report).verdict == "broken"
+
+
 def test_judge_all_passing_is_survived() -> None:
     report = SuiteReport(tests=[record("passed", "ask_always_never_granted")])
     assert judge(mutant(), report).verdict == "survived"

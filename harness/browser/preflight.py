@@ -79,8 +79,11 @@ def check_in_browser(browser: Browser, base_url: str, tutorial: Tutorial) -> Non
         context.route(lambda address: address.split("?", 1)[0].endswith(tutorial.api.model),
                       _refuse)
         page = context.new_page()
-        no_dock = TargetError(f"{url} shows no agent dock: no visible [data-testid=pling-dock] "
-                              "(see docs/page-contract.md)")
+        thrown: list[str] = []
+        page.on("pageerror", lambda error: thrown.append(str(error).splitlines()[0]))
+        no_dock = _NamesWhatThePageThrew(
+            f"{url} shows no agent dock: no visible [data-testid=pling-dock] "
+            "(see docs/page-contract.md)", thrown)
         try:
             page.goto(url)
             # Once the page has loaded what it loads, a dock that is not even in the DOM
@@ -88,10 +91,10 @@ def check_in_browser(browser: Browser, base_url: str, tutorial: Tutorial) -> Non
             page.wait_for_load_state("networkidle", timeout=READY_TIMEOUT_MS)
             dock = page.get_by_test_id("pling-dock")
             if dock.count() == 0:
-                raise no_dock
+                raise no_dock.error()
             dock.first.wait_for(state="visible", timeout=READY_TIMEOUT_MS)
         except PlaywrightTimeout:
-            raise no_dock from None
+            raise no_dock.error() from None
         except PlaywrightError as error:
             raise TargetError(f"cannot open {url}: {str(error).splitlines()[0]}") from None
         missing = [f"{name} ([data-testid={shown.testid}])"
@@ -104,9 +107,32 @@ def check_in_browser(browser: Browser, base_url: str, tutorial: Tutorial) -> Non
         try:
             wait_until_ready(page)
         except AssertionError as error:
-            raise TargetError(f"{url} never gets ready: {str(error).splitlines()[0]}") from None
+            raise _NamesWhatThePageThrew(
+                f"{url} never gets ready: {str(error).splitlines()[0]}", thrown).error() from None
     finally:
         context.close()
+
+
+# How many of the page's uncaught errors a refusal quotes (the first ones: the cause).
+THROWN_QUOTED = 3
+
+
+@dataclass(frozen=True)
+class _NamesWhatThePageThrew:
+    """A refusal that quotes what the page threw meanwhile: a page whose script fails while
+    loading (a React binding refused by the registry, say) shows no dock, and the reason is
+    its own error, not the contract's attribute."""
+
+    problem: str
+    thrown: list[str]
+
+    def error(self) -> TargetError:
+        unique = list(dict.fromkeys(self.thrown))
+        if not unique:
+            return TargetError(self.problem)
+        more = f" (and {len(unique) - THROWN_QUOTED} more)" if len(unique) > THROWN_QUOTED else ""
+        return TargetError(f"{self.problem}; the page threw: "
+                           + " | ".join(unique[:THROWN_QUOTED]) + more)
 
 
 def _refuse(route: Route) -> None:

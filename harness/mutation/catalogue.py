@@ -74,6 +74,11 @@ class Mutant(BaseModel):
     """Test files of the harness's own suite (tests/...) to run beside the check suite."""
     page: MutantPage = "ours"
     """The page whose bug it is; "react" mutants run only with `--external --page react`."""
+    refused_with: str | None = Field(default=None, min_length=1)
+    """For a bug that leaves the page uncheckable (it throws while loading, so no dock): text
+    that the harness's refusal of the page must contain (external mode's preflight names the
+    error the page threw). A run stopped by that refusal kills the mutant; a run stopped by
+    any other reason is broken, never survived."""
 
     @field_validator("also_run")
     @classmethod

@@ -16,7 +16,8 @@ VERDICT_LABEL = {
 
 def _killed_by(result: MutantResult) -> str:
     if result.verdict == "killed":
-        return ", ".join(result.killing_guarantees)
+        # Refused by the harness (`refused_with`): no check failed, the refusal is the kill.
+        return ", ".join(result.killing_guarantees) or result.detail.splitlines()[0]
     if result.verdict == "misattributed":
         others = ", ".join(result.killing_guarantees) or "crashes only"
         return f"{others} (expected {', '.join(result.mutant.expected)})"

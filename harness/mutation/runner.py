@@ -73,6 +73,14 @@ def judge(mutant: Mutant, report: SuiteReport) -> MutantResult:
     assertion_failures = {g for t in failed if t.outcome == "failed" for g in t.guarantees}
     if set(mutant.expected) & assertion_failures:
         return MutantResult(mutant=mutant, verdict="killed", failed=failed)
+    if report.interrupted is not None:
+        # The checks stopped before their end (a page the harness refused to check, a
+        # signal): what did not run passed nothing.
+        if mutant.refused_with is not None and mutant.refused_with in report.interrupted:
+            return MutantResult(mutant=mutant, verdict="killed", failed=failed,
+                                detail=f"refused: {report.interrupted}")
+        return MutantResult(mutant=mutant, verdict="broken", failed=failed,
+                            detail=f"the checks stopped before their end: {report.interrupted}")
     ran = {g for t in report.tests if t.outcome != "n/a" for g in t.guarantees}
     not_applicable = {g for t in report.tests if t.outcome == "n/a" for g in t.guarantees}
     if set(mutant.expected) <= not_applicable - ran:
@@ -85,6 +93,8 @@ def judge(mutant: Mutant, report: SuiteReport) -> MutantResult:
             failed=failed,
             detail="only checks of other guarantees (or crashes) failed",
         )
+    if not any(t.outcome == "passed" for t in report.tests):
+        return MutantResult(mutant=mutant, verdict="broken", detail="no check ran")
     return MutantResult(mutant=mutant, verdict="survived", detail="every check passed")
 
 
@@ -189,7 +199,7 @@ def run_mutant(mutant: Mutant, invocation: SuiteInvocation, *,
                 also_run=mutant.also_run, only_guarantees=mutant.expected, stop_at_first=True,
                 base_url=base_url)
             verdict = judge(mutant, own)
-            if invocation.focused or verdict.verdict in ("killed", "n/a"):
+            if invocation.focused or verdict.verdict in ("killed", "n/a", "broken"):
                 return verdict
             # Not killed by its own checks: the rest of the suite (none of them can make it a
             # kill) says whether anything else fails: misattributed, or survived.
@@ -197,7 +207,8 @@ def run_mutant(mutant: Mutant, invocation: SuiteInvocation, *,
                 invocation, served_root=served_root, locales=mutant.locales, workdir=workdir,
                 also_run=mutant.also_run, skip_guarantees=mutant.expected, stop_at_first=True,
                 base_url=base_url)
-            return judge(mutant, SuiteReport(tests=[*own.tests, *rest.tests]))
+            return judge(mutant, SuiteReport(tests=[*own.tests, *rest.tests],
+                                             interrupted=rest.interrupted))
 
         try:
             if invocation.external:

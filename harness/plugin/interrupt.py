@@ -32,13 +32,18 @@ INTERRUPTED_BY = "interrupted by "
 
 def interrupted_reason(stop: BaseException) -> str | None:
     """The reason a report states for a run stopped by a signal or Ctrl-C, from the
-    KeyboardInterrupt pytest ended with; None for a plugin's own early stop (a
-    `session.shouldstop` such as --pling-stop-at-kill's), which is no interruption."""
+    KeyboardInterrupt pytest ended with, or by `pytest.exit` (naming its message); None for a
+    plugin's own early stop (a `session.shouldstop` such as --pling-stop-at-kill's), which
+    is no interruption."""
     text = str(stop)
     if text.startswith(INTERRUPTED_BY):
         return text
     if isinstance(stop, pytest.Session.Interrupted):
         return None
+    if isinstance(stop, pytest.exit.Exception):
+        # `pytest.exit(...)`: a plugin refused the run (a page that cannot be checked); its
+        # message says why, not a Ctrl-C nobody pressed.
+        return f"{INTERRUPTED_BY}pytest.exit ({stop.msg})"
     return INTERRUPTED_BY + "KeyboardInterrupt"
 
 
