@@ -5,9 +5,13 @@ from __future__ import annotations
 import httpx
 import pytest
 
+from harness import BusinessState, tutorial_backend
+from harness.project.paths import PROJECT_ROOT
 from harness.server.runner import TutorialServer
-from harness.server.state import INITIAL_WORKSPACE
 
+# r-15's own state, from its backend.py (the harness names no tutorial's state).
+R15_BACKEND = tutorial_backend(PROJECT_ROOT / "tutorials" / "r-15-confirmation-and-human-handoff")
+INITIAL_WORKSPACE: BusinessState = R15_BACKEND.INITIAL_WORKSPACE
 INITIAL = {"name": "Northwind", "archived": False, "published": False}
 
 
@@ -108,7 +112,7 @@ def test_rename_name_with_odd_space_or_variation_selector_is_saved(
 def test_post_bad_body_is_refused_and_changes_nothing(
     client: httpx.Client, server: TutorialServer, path: str, content: bytes
 ) -> None:
-    server.state.rename("Before")
+    server.state.replace(INITIAL_WORKSPACE.model_copy(update={"name": "Before"}))
     before = server.state.snapshot()
 
     response = client.post(path, content=content, headers={"Content-Type": "application/json"})

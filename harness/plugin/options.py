@@ -15,7 +15,6 @@ import pytest
 from harness.plugin import remote, shards
 from harness.project.paths import FIXTURES_DIR_NAME, PROJECT_ROOT, TUTORIALS_DIR_NAME
 
-DEFAULT_TUTORIAL_ID = "r-15-confirmation-and-human-handoff"
 LOCALES = ("zh", "en")
 
 

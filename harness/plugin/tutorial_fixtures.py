@@ -7,16 +7,42 @@ from pathlib import Path
 
 import pytest
 
-from harness.plugin.options import DEFAULT_TUTORIAL_ID, LOCALES, pling_root
+from harness.plugin.options import LOCALES, pling_root
+from harness.project.paths import TUTORIALS_DIR_NAME
 from harness.project.texts import Say, Words
-from harness.project.tutorials import Tutorial, TutorialError, load_tutorial
+from harness.project.tutorials import (
+    TUTORIAL_FILE_NAME,
+    Tutorial,
+    TutorialError,
+    list_tutorials,
+    load_tutorial,
+)
+
+
+def default_tutorial_id(test_path: Path, root: Path) -> str:
+    """The tutorial a test checks: the one whose folder holds the test file
+    (`tutorials/<id>/checks/`), else the only tutorial under `root`."""
+    for folder in test_path.parents:
+        if folder.parent.name == TUTORIALS_DIR_NAME and (folder / TUTORIAL_FILE_NAME).is_file():
+            return folder.name
+    tutorials = list_tutorials(root)
+    if len(tutorials) != 1:
+        known = ", ".join(t.short_id for t in tutorials) or "none"
+        raise TutorialError(
+            f"{test_path} is not in a tutorial's folder and {root / TUTORIALS_DIR_NAME} holds "
+            f"{len(tutorials)} tutorials ({known}); override the tutorial_id fixture")
+    return tutorials[0].id
 
 
 @pytest.fixture
-def tutorial_id() -> str:
-    """Id (or short id) of the tutorial the server serves. Override it in a test module:
-    ``@pytest.fixture def tutorial_id(): return "r-16-..."``."""
-    return DEFAULT_TUTORIAL_ID
+def tutorial_id(request: pytest.FixtureRequest, tutorial_root: Path) -> str:
+    """Id (or short id) of the tutorial the server serves: the tutorial whose checks folder
+    holds the test, else the only one under `tutorial_root`. Override it in a test module:
+    ``@pytest.fixture def tutorial_id(): return "shop-orders"``."""
+    try:
+        return default_tutorial_id(request.path, tutorial_root)
+    except TutorialError as error:
+        pytest.fail(str(error), pytrace=False)
 
 
 @pytest.fixture

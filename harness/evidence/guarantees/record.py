@@ -65,10 +65,11 @@ def no_model_request(timeline: Timeline, *, since: Mark, why: str,
 def state_unchanged(timeline: Timeline, *, since: Mark,
                     guarantee: str = "state-unchanged") -> None:
     """Server state equals its state at `since`, and the page showed no business-state change."""
-    if timeline.workspace is not None and since.workspace is not None:
-        now = timeline.workspace.snapshot()
-        if now != since.workspace:
-            raise fail(guarantee, f"server state changed from {since.workspace!r} to {now!r}",
+    if timeline.server_state is not None and since.server_state is not None:
+        now = timeline.server_state.snapshot()
+        if now != since.server_state:
+            raise fail(guarantee, f"server state changed from {since.server_state.fields()} "
+                                  f"to {now.fields()}",
                         timeline)
     changes = timeline.page_states(since)
     if changes:
@@ -238,9 +239,9 @@ def no_writes_into_targets(timeline: Timeline, *, targets: Sequence[str] | None 
 def success_only_after_published(timeline: Timeline, *, action: str,
                                  since: Mark | None = None) -> None:
     """The success of handoff `action` reached the model only after the server had really
-    published and the page showed it, by the tutorial's `published` rule (r-15: `POST
-    /api/workspace/publish` answered with success, the state `published: true`, the status
-    region showing "published").
+    published and the page showed it, by the tutorial's `published` rule (e.g. `POST
+    /api/orders/ship` answered with success, the state `shipped: true`, the status region
+    showing "shipped").
 
     Server: the declared request was answered with success, leaving the declared state,
     before the model request that first carried the success receipt, and the state was the

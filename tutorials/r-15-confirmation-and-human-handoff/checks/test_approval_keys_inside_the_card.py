@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import pytest
 from playwright.sync_api import Page
+from workspace_state import INITIAL_WORKSPACE
 
 from harness import (
-    INITIAL_WORKSPACE,
     Dock,
     GuaranteeViolation,
     Say,

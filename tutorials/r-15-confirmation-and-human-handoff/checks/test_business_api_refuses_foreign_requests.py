@@ -20,12 +20,12 @@ from urllib.parse import urlsplit
 import httpx
 import pytest
 from playwright.sync_api import expect
+from workspace_state import WorkspaceSnapshot
 
 from harness import (
     OpenTutorialPage,
     Tutorial,
     TutorialServer,
-    WorkspaceSnapshot,
 )
 
 GUARANTEE = "server-refuses-foreign-requests"

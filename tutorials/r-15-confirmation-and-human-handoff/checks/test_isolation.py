@@ -14,9 +14,9 @@ from __future__ import annotations
 import httpx
 import pytest
 from playwright.sync_api import Page, expect
+from workspace_state import INITIAL_WORKSPACE
 
 from harness import (
-    INITIAL_WORKSPACE,
     Dock,
     ModelHandle,
     Say,
