@@ -15,7 +15,7 @@ from typing import TypeAlias
 import pytest
 
 from harness.browser.chromium import ChromiumNotFound
-from harness.browser.preflight import check_target
+from harness.browser.preflight import CheckedTarget, check_target
 from harness.browser.remote import BrowserServer, BrowserServerError
 from harness.cli.check import checks_dir, run_check
 from harness.cli.merge import MergeError, run_merge
@@ -43,6 +43,7 @@ from harness.mutation.stryker.plan import PlanError
 from harness.mutation.stryker.report import ReportError
 from harness.mutation.stryker.run import ToolchainError
 from harness.plugin.shards import DURATIONS_FILE_NAME, SHARD_OPTION, parse_shard
+from harness.project.paths import FIXTURES_DIR_NAME, PROJECT_ROOT, TUTORIALS_DIR_NAME
 from harness.project.tutorials import Tutorial, TutorialError, list_tutorials, load_tutorial
 from harness.server.external import TargetError
 from harness.server.model.config import ProviderConfigError
@@ -78,11 +79,31 @@ def offered_locale(tutorial: Tutorial, locale: str) -> str:
     return locale
 
 
+def tutorial_root(args: argparse.Namespace) -> Path:
+    """`--root DIR` (a folder with fixtures/ and tutorials/), else the project root."""
+    if getattr(args, "root", None) is None:
+        return PROJECT_ROOT
+    root = Path(args.root).resolve()
+    missing = [name for name in (FIXTURES_DIR_NAME, TUTORIALS_DIR_NAME)
+               if not (root / name).is_dir()]
+    if missing:
+        raise UsageError(f"--root {root} has no {' or '.join(n + '/' for n in missing)} "
+                         f"folder; point it at a folder made by `{PROGRAM} new --root DIR` or "
+                         "the project root")
+    return root
+
+
+def add_root_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--root", metavar="DIR",
+                        help="the folder whose fixtures/ and tutorials/ hold the tutorial "
+                        "(default: the project root), e.g. one made by `new --root DIR`")
+
+
 # --- list --------------------------------------------------------------------------
 
 
 def run_list(args: argparse.Namespace) -> int:
-    tutorials = list_tutorials()
+    tutorials = list_tutorials(tutorial_root(args))
     width = max((len(t.id) for t in tutorials), default=0)
     short_width = max((len(t.short_id) for t in tutorials), default=0)
     for tutorial in tutorials:
@@ -93,6 +114,7 @@ def run_list(args: argparse.Namespace) -> int:
 
 def add_list_command(subparsers: SubParsers) -> None:
     parser = subparsers.add_parser("list", help="list the tutorials (id, short id, titles)")
+    add_root_option(parser)
     parser.set_defaults(handler=run_list)
 
 
@@ -100,13 +122,14 @@ def add_list_command(subparsers: SubParsers) -> None:
 
 
 def run_dev(args: argparse.Namespace) -> int:
-    tutorial = load_tutorial(args.tutorial)
+    root = tutorial_root(args)
+    tutorial = load_tutorial(args.tutorial, root)
     locale = offered_locale(tutorial, args.locale or tutorial.default_locale)
     port = tutorial.port if args.port is None else args.port
     if args.page != "ours":
         return run_dev_react(tutorial, mode=args.page, locale=locale, port=port)
     # No caching: you edit the files while they are served.
-    server = TutorialServer(tutorial=tutorial, port=port, static_cache=NO_STORE)
+    server = TutorialServer(tutorial=tutorial, port=port, static_cache=NO_STORE, root=root)
     with server:
         # The prints are inside the try: a Ctrl-C that comes as soon as the address is out
         # (a script reads it and stops the server) still ends in a clean stop.
@@ -179,6 +202,7 @@ def add_dev_command(subparsers: SubParsers) -> None:
                         "React page under Vite's dev server) or react-build (Vite's production "
                         "build of it, served by vite preview); the React page's API is this "
                         "fixture server's, behind Vite's proxy")
+    add_root_option(parser)
     parser.set_defaults(handler=run_dev)
 
 
@@ -186,24 +210,30 @@ def add_dev_command(subparsers: SubParsers) -> None:
 
 
 def run_check_command(args: argparse.Namespace) -> int:
-    tutorial = load_tutorial(args.tutorial)
+    root = tutorial_root(args)
+    tutorial = load_tutorial(args.tutorial, root)
     if args.locale is not None:
         offered_locale(tutorial, args.locale)
     # The checks run from the project root; the report goes where the user's path points.
     html_report = Path(args.report).resolve() if args.report else None
     base_url = args.base_url.rstrip("/") if args.base_url else None
+    checked: str | None = None
     if base_url is not None:
-        # A page that cannot be checked is one line and exit 2, before any check runs.
+        # A page that cannot be checked is one line and exit 2, before any check runs; the
+        # run is told what was found, so it checks the page no second time.
         try:
-            check_target(base_url, tutorial)
+            facts = check_target(base_url, tutorial)
         except ChromiumNotFound as error:
             raise UsageError(str(error)) from None
+        checked = CheckedTarget(base_url=base_url, tutorial=tutorial.id, facts=facts).encode()
     return run_check(tutorial.id, locales=tutorial.locales, only_locale=args.locale,
-                     pytest_args=[*plugin_args(args, tutorial), *args.pytest_args],
-                     html_report=html_report, base_url=base_url)
+                     pytest_args=[*plugin_args(args, tutorial, root), *args.pytest_args],
+                     html_report=html_report, base_url=base_url, checked_target=checked,
+                     root=root)
 
 
-def plugin_args(args: argparse.Namespace, tutorial: Tutorial) -> list[str]:
+def plugin_args(args: argparse.Namespace, tutorial: Tutorial,
+                root: Path = PROJECT_ROOT) -> list[str]:
     """What --shard, --store-durations and --connect ask of the child pytest run."""
     extra: list[str] = []
     if args.shard is not None:
@@ -213,7 +243,7 @@ def plugin_args(args: argparse.Namespace, tutorial: Tutorial) -> list[str]:
             raise UsageError("--store-durations records the whole suite's durations; run it "
                              "without --shard")
         extra += ["--store-durations", "--durations-path",
-                  str(checks_dir(tutorial.id) / DURATIONS_FILE_NAME)]
+                  str(checks_dir(tutorial.id, root) / DURATIONS_FILE_NAME)]
     if args.connect is not None:
         extra += ["--pling-connect", args.connect]
     return extra
@@ -263,6 +293,7 @@ def add_check_command(subparsers: SubParsers) -> None:
         help="run the checks in a browser served by another process or machine (Playwright's "
         "browser server, e.g. from `pling-tutorial browser-server`); the harness's own "
         "servers on 127.0.0.1 are reached through the connection")
+    add_root_option(parser)
     parser.set_defaults(handler=run_check_command, accepts_pytest_args=True)
 
 
@@ -338,7 +369,8 @@ def add_merge_command(subparsers: SubParsers) -> None:
 
 
 def run_mutate(args: argparse.Namespace) -> int:
-    tutorial = load_tutorial(args.tutorial)
+    root = tutorial_root(args)
+    tutorial = load_tutorial(args.tutorial, root)
     if args.generated:
         return run_mutate_generated(args, tutorial)
     if args.group or args.force:
@@ -346,7 +378,7 @@ def run_mutate(args: argparse.Namespace) -> int:
     if args.page == "react" and not (args.external or args.list):
         raise UsageError("--page react goes with --external (the React page is served by "
                          "Vite in a dev process of its own)")
-    catalogue = for_page(load_catalogue(catalogue_path(tutorial.id)), args.page)
+    catalogue = for_page(load_catalogue(catalogue_path(tutorial.id, root)), args.page)
     if args.only:
         unknown = sorted(set(args.only) - {m.name for m in catalogue.mutants})
         if unknown:
@@ -361,8 +393,8 @@ def run_mutate(args: argparse.Namespace) -> int:
         for mutant in catalogue.mutants:
             print(f"{mutant.name}  ({', '.join(mutant.expected)})")
         return 0
-    invocation = SuiteInvocation(tutorial_id=tutorial.id, focused=args.focused,
-                                 external=args.external, page=args.page)
+    invocation = SuiteInvocation(tutorial_id=tutorial.id, source_root=root,
+                                 focused=args.focused, external=args.external, page=args.page)
     # SIGINT/SIGTERM reach every check suite and dev server the run started (children.py).
     try:
         with children.passing_on_stop_signals():
@@ -398,6 +430,8 @@ def run_mutants(args: argparse.Namespace, tutorial: Tutorial, catalogue: Catalog
 
 def run_mutate_generated(args: argparse.Namespace, tutorial: Tutorial) -> int:
     """StrykerJS's machine-made mutants of the runtime instead of the hand-written catalogue."""
+    if args.root is not None:
+        raise UsageError("--generated mutates the project's own runtime; drop --root")
     clashing = [flag for flag, given in (("--only", args.only), ("--list", args.list),
                                          ("--focused", args.focused),
                                          ("--verbose", args.verbose),
@@ -473,6 +507,7 @@ def add_mutate_command(subparsers: SubParsers) -> None:
                         "the summary still counts every group's latest report)")
     parser.add_argument("--force", action="store_true",
                         help="with --generated: test every mutant again, not only what changed")
+    add_root_option(parser)
     parser.set_defaults(handler=run_mutate)
 
 

@@ -16,6 +16,7 @@ from harness.mutation import children, run_plugin
 from harness.mutation.catalogue import Catalogue, Mutant, StaleMutant, check_fresh, materialise
 from harness.mutation.served import ServedCopy
 from harness.plugin.report import SuiteReport, TestRecord
+from harness.plugin.tutorial_choice import TUTORIAL_OPTION
 from harness.project.paths import PROJECT_ROOT, TUTORIALS_DIR_NAME
 
 # "n/a": run externally (`--external`), every check of the mutant's guarantees was n/a there.
@@ -117,7 +118,10 @@ class SuiteInvocation:
         command = [
             sys.executable, str(launcher), str(self.checks_dir),
             *(str(self.source_root / path) for path in also_run),
+            # The project's pytest settings, also for a tutorial kept outside it (--root).
+            "-c", str(PROJECT_ROOT / "pyproject.toml"),
             "--rootdir", str(self.source_root),
+            TUTORIAL_OPTION, self.tutorial_id,
             "--pling-root", str(served_root),
             "--pling-report", str(report),
             "-p", "no:cacheprovider",

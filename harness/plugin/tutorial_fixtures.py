@@ -7,16 +7,19 @@ from pathlib import Path
 
 import pytest
 
-from harness.plugin.options import DEFAULT_TUTORIAL_ID, LOCALES, pling_root
+from harness.plugin.options import pling_root
+from harness.plugin.tutorial_choice import tutorial_name
 from harness.project.texts import Say, Words
 from harness.project.tutorials import Tutorial, TutorialError, load_tutorial
 
 
 @pytest.fixture
-def tutorial_id() -> str:
-    """Id (or short id) of the tutorial the server serves. Override it in a test module:
-    ``@pytest.fixture def tutorial_id(): return "r-16-..."``."""
-    return DEFAULT_TUTORIAL_ID
+def tutorial_id(request: pytest.FixtureRequest, tutorial_root: Path) -> str:
+    """Id (or short id) of the tutorial the server serves: --pling-tutorial ID, else the
+    tutorial whose `checks/` folder holds the test, else the only one under `tutorial_root`.
+    Overriding it in a module changes the page, not the locales the module runs in (those
+    come from the same choice, at collection): prefer --pling-tutorial."""
+    return tutorial_name(request.config, request.path, tutorial_root)
 
 
 @pytest.fixture
@@ -54,7 +57,11 @@ def say(tutorial: Tutorial, locale: str) -> Say:
 
 @pytest.fixture
 def locale(request: pytest.FixtureRequest) -> str:
-    """The page's locale, "zh" or "en". Every test that uses it runs once per locale
-    (only the one given with --pling-locale)."""
+    """The page's locale, one of the tutorial's `locales` (tutorial.json). Every test that
+    uses it runs once per locale, in their declared order (only the one --pling-locale
+    names); where a test chose none, the tutorial's `default_locale`."""
     param = getattr(request, "param", None)
-    return str(param) if param is not None else LOCALES[0]
+    if param is not None:
+        return str(param)
+    tutorial: Tutorial = request.getfixturevalue("tutorial")
+    return tutorial.default_locale
