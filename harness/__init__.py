@@ -4,7 +4,8 @@ This is the check author's API, as `pytest` is for tests: a check imports what i
 from here (``from harness import Dock, Timeline, guarantees``), never from the layers below
 (`tests/test_check_api.py` holds every check file to that). The fixtures come from the
 pytest plugin (`harness.plugin.plugin`, see `pytest --fixtures`); these are their types
-and the helpers checks use with them.
+and the helpers checks use with them. A tutorial's `backend.py` builds its business API
+from the same names (`BusinessState`, `StateStore`, `BusinessApi`: harness/server/backend.py).
 """
 
 from harness.browser.dock import FORGE_ROUTES, Dock, ForgeRoute
@@ -21,10 +22,25 @@ from harness.plugin.factories import (
     StartNextTest,
     StartTutorialServer,
 )
+from harness.project.business_state import BusinessState, declared_state_model
+from harness.project.contract import JsonScalar
 from harness.project.glossary import Glossary, glossary_for
+from harness.project.hidden_characters import describe as describe_character
+from harness.project.hidden_characters import refused_in_name
 from harness.project.texts import Say, Words, page_copy, runtime_copy_path, runtime_text
 from harness.project.tutorial_text import TutorialText, load_tutorial_text, tutorial_text_path
 from harness.project.tutorials import Tutorial, TutorialError, load_tutorial
+from harness.server.backend import (
+    BusinessApi,
+    BusinessError,
+    BusinessRoute,
+    BusinessStore,
+    EmptyBody,
+    StateStore,
+    StrictBody,
+    TutorialBackend,
+    tutorial_backend,
+)
 from harness.server.log import ServerRecord
 from harness.server.model.conversation import (
     Conversation,
@@ -50,29 +66,27 @@ from harness.server.model.provider import (
 )
 from harness.server.model.wire import ModelRequest, ToolDefinition
 from harness.server.runner import TutorialServer
-from harness.server.state import (
-    INITIAL_NAME,
-    INITIAL_WORKSPACE,
-    PUBLISH_CODE,
-    TestbedCall,
-    WorkspaceSnapshot,
-)
+from harness.server.testbed_calls import TestbedCall
 
 __all__ = [
     "FORGE_ROUTES",
-    "INITIAL_NAME",
-    "INITIAL_WORKSPACE",
-    "PUBLISH_CODE",
     "Answer",
     "Behaviour",
+    "BusinessApi",
+    "BusinessError",
+    "BusinessRoute",
+    "BusinessState",
+    "BusinessStore",
     "Conversation",
     "Dock",
+    "EmptyBody",
     "Fail",
     "FakeUpstream",
     "ForgeRoute",
     "Glossary",
     "GuaranteeViolation",
     "HangUp",
+    "JsonScalar",
     "Malformed",
     "Mark",
     "ModelExchange",
@@ -89,6 +103,8 @@ __all__ = [
     "Stall",
     "StartNextTest",
     "StartTutorialServer",
+    "StateStore",
+    "StrictBody",
     "Testbed",
     "TestbedCall",
     "Timeline",
@@ -96,22 +112,26 @@ __all__ = [
     "ToolDefinition",
     "ToolResultSeen",
     "Tutorial",
+    "TutorialBackend",
     "TutorialError",
     "TutorialServer",
     "TutorialText",
     "Words",
-    "WorkspaceSnapshot",
     "calling",
+    "declared_state_model",
+    "describe_character",
     "glossary_for",
     "guarantees",
     "load_tutorial",
     "load_tutorial_text",
     "open_page",
     "page_copy",
+    "refused_in_name",
     "reload_page",
     "runtime_copy_path",
     "runtime_text",
     "time_left",
     "tool_call",
+    "tutorial_backend",
     "tutorial_text_path",
 ]

@@ -3,7 +3,7 @@
 When the harness checks a page it does not serve (`--base-url`), the page's own gateway and
 provider must never be used: the checks need the deterministic scripted model, and a real
 provider would cost money and change answers. So Playwright routes the declared model path
-of the target's origin (`tutorial.api.model`, r-15: `POST /api/model`) and answers it here
+of the target's origin (`tutorial.api.model`, e.g. `POST /api/model`) and answers it here
 with the same `ScriptedModel`, the same rules file and the same wire format as the fixture
 server's gateway (`harness.server.gateway`): the request is validated the same way, faults
 a test scripts (`ProviderError`) become the same 502/504 envelopes in the page's language,
@@ -20,6 +20,7 @@ from urllib.parse import urlsplit
 
 from playwright.sync_api import BrowserContext, Page, Route
 
+from harness.project.business_state import BusinessState
 from harness.server.bodies import (
     BodyRejected,
     error_body,
@@ -33,12 +34,11 @@ from harness.server.log import RecordKind, ServerLog
 from harness.server.model.provider import ProviderError, usable_message
 from harness.server.model.scripted import ScriptedModel
 from harness.server.model.wire import AssistantMessage, ModelLocale, ModelRequest
-from harness.server.state import WorkspaceSnapshot
 
 # Like the fixture server: no answer of the model endpoint is ever cached.
 ANSWER_HEADERS = {"Cache-Control": "no-store"}
 
-ReadState = Callable[[], WorkspaceSnapshot]
+ReadState = Callable[[], BusinessState]
 
 
 class ModelRoute:

@@ -11,7 +11,7 @@ from typing import Any, Protocol
 from playwright.sync_api import Locator, Page
 
 from harness.browser.clicks import user_click
-from harness.server.state import TestbedCall
+from harness.server.testbed_calls import TestbedCall
 
 _DECLARE = "decl => window.plingTestbed.declare(decl)"
 _DECLARE_OR_REFUSAL = """decl => {

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from harness.evidence.probe import BusinessView
-from harness.server.state import WorkspaceSnapshot
+from harness.project.business_state import BusinessState
 
 # `model`: the browser's model route, standing in for the gateway of a page served elsewhere.
 Source = Literal["page", "browser", "server", "model", "runtime"]
@@ -61,5 +61,5 @@ class Mark:
     page: int
     server_seq: int
     browser: int
-    workspace: WorkspaceSnapshot | None
+    server_state: BusinessState | None
     page_state: BusinessView | None

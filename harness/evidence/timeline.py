@@ -8,7 +8,7 @@ Sources, each labelled in every entry:
   input on decision buttons and bound elements, and programmatic writes into inputs.
 - ``browser``: requests and responses as Playwright saw the browser send and receive them.
 - ``server``: the fixture server's log: model requests and replies and business API calls,
-  each with the workspace state after it.
+  each with the business state after it.
 - ``model`` (instead of ``server``, for a page served elsewhere: ``--base-url``): the
   browser's model route, which answers the page's model endpoint and logs each exchange the
   way the gateway does; the business state comes from the tutorial's state request.
@@ -17,7 +17,7 @@ Sources, each labelled in every entry:
 
 Usage without pytest::
 
-    timeline = Timeline(server_log=server.log, workspace=server.state,
+    timeline = Timeline(server_log=server.log, server_state=server.state,
                         contract=server.tutorial.contract)
     timeline.attach(page)          # before the first navigation
     page.goto(server.url)
@@ -58,6 +58,7 @@ from harness.evidence.probe import (
 )
 from harness.evidence.records import ApiCall, BrowserRequest, Mark, Source, TimelineEntry
 from harness.evidence.render import describe_browser, describe_page_event, describe_server
+from harness.project.business_state import BusinessState
 from harness.project.contract import PageContract
 from harness.server.log import ServerLog, ServerRecord
 from harness.server.model.conversation import (
@@ -66,7 +67,6 @@ from harness.server.model.conversation import (
     ToolCallSeen,
     ToolResultSeen,
 )
-from harness.server.state import WorkspaceSnapshot
 
 
 @dataclass(frozen=True)
@@ -83,7 +83,7 @@ class StateSource(Protocol):
     """The business state at this moment: the fixture server's own, or a page served
     elsewhere's, read through its declared state request."""
 
-    def snapshot(self) -> WorkspaceSnapshot: ...
+    def snapshot(self) -> BusinessState: ...
 
 
 @dataclass(kw_only=True)
@@ -91,7 +91,8 @@ class Timeline:
     """Collects the four sources for one page and one server, and answers questions on them."""
 
     server_log: ServerLog | None = None
-    workspace: StateSource | None = None
+    server_state: StateSource | None = None
+    """The tutorial's business state (`server.state`), read at every mark."""
     contract: PageContract = field(default_factory=PageContract)
     """The tutorial's page and API declarations (`tutorial.contract`)."""
     log_source: Source = "server"
@@ -198,7 +199,8 @@ class Timeline:
             page=len(self._page_events),
             server_seq=self.server_log.last_seq if self.server_log is not None else 0,
             browser=len(self._browser),
-            workspace=self.workspace.snapshot() if self.workspace is not None else None,
+            server_state=(self.server_state.snapshot() if self.server_state is not None
+                          else None),
             page_state=states[-1] if states else None,
         )
 
@@ -282,7 +284,7 @@ class Timeline:
 
     def shown(self, testid: str, since: Mark | None = None, **attributes: str) -> list[AppearData]:
         """Each time an element with this data-testid appeared, e.g. shown("pling-approval",
-        action="archive_workspace") (keyword `x_y` matches attribute `data-x-y`)."""
+        action="delete_order") (keyword `x_y` matches attribute `data-x-y`)."""
         wanted = {"data-" + key.replace("_", "-"): value for key, value in attributes.items()}
         return [
             e.data for e in self.page_events(since)

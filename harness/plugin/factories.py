@@ -10,14 +10,17 @@ from playwright.sync_api import Page
 
 from harness.browser.dock import Dock
 from harness.evidence.timeline import Timeline
+from harness.project.business_state import BusinessState
+from harness.project.contract import JsonScalar
 from harness.server.runner import TutorialServer
-from harness.server.state import WorkspaceSnapshot
 
 
 class OpenTutorialPage(Protocol):
-    """`open_tutorial_page(workspace=...)`: the tutorial page, opened on that workspace."""
+    """`open_tutorial_page(state=...)`: the tutorial page, opened with the server's business
+    state set to `state` (a state, or the fields to change from the state it has)."""
 
-    def __call__(self, *, workspace: WorkspaceSnapshot | None = None) -> Page: ...
+    def __call__(self, *, state: BusinessState | Mapping[str, JsonScalar] | None = None
+                 ) -> Page: ...
 
 
 class StartTutorialServer(Protocol):

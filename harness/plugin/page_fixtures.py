@@ -3,8 +3,11 @@ pages, their page objects (`dock`, `testbed`) and the next test's start."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import pytest
 from playwright.sync_api import BrowserContext, Page
+from pydantic import ValidationError
 
 from harness.browser.dock import Dock
 from harness.browser.pages import open_page, testbed_url
@@ -21,10 +24,26 @@ from harness.plugin.factories import (
 )
 from harness.plugin.gallery import Gallery, load_page_states
 from harness.plugin.stash_keys import GALLERY_KEY, TIMELINE_KEY
+from harness.project.business_state import BusinessState, declared_state
+from harness.project.contract import JsonScalar
 from harness.project.texts import page_copy
 from harness.project.tutorials import TutorialError
+from harness.server.bodies import validation_message
 from harness.server.runner import TutorialServer
-from harness.server.state import WorkspaceSnapshot
+
+
+def starting_state(served: ServedTutorial,
+                   state: BusinessState | Mapping[str, JsonScalar]) -> BusinessState:
+    """`state` as the state a check starts from: a mapping changes those fields of the
+    server's current state, checked against the tutorial's declared state."""
+    if isinstance(state, BusinessState):
+        return state
+    current = served.state.snapshot().fields()
+    try:
+        return declared_state(current, {**current, **state})
+    except ValidationError as error:
+        pytest.fail(f"open_tutorial_page(state={dict(state)!r}): not a state of "
+                    f"{served.tutorial.short_id} ({validation_message(error)})", pytrace=False)
 
 
 @pytest.fixture
@@ -34,7 +53,7 @@ def timeline(page: Page, tutorial_server: ServedTutorial,
     handoff / highlight UI, writes into inputs), the network, the server log, and the
     runtime's own events. `timeline.mark()` and `since=` scope questions to a moment;
     `timeline.render()` is printed with any failing test that used it."""
-    recorder = Timeline(server_log=tutorial_server.log, workspace=tutorial_server.state,
+    recorder = Timeline(server_log=tutorial_server.log, server_state=tutorial_server.state,
                         contract=tutorial_server.tutorial.contract,
                         log_source="server" if isinstance(tutorial_server, TutorialServer)
                         else "model")
@@ -55,18 +74,21 @@ def gallery(pytestconfig: pytest.Config) -> Gallery:
 def open_tutorial_page(page: Page, timeline: Timeline, tutorial_server: ServedTutorial,
                        locale: str, gallery: Gallery,
                        request: pytest.FixtureRequest) -> OpenTutorialPage:
-    """A factory: ``open_tutorial_page(workspace=WorkspaceSnapshot(...))`` puts the server's
-    workspace in that state (none given: as it is) and opens pytest-playwright's `page` on
+    """A factory: ``open_tutorial_page(state={"archived": True})`` puts the server's business
+    state in that state (a `BusinessState`, or the fields to change from the state it has;
+    checked against the tutorial's `api.initial_state`; none given: as it is; a page served
+    elsewhere gets it through the declared presets) and opens pytest-playwright's `page` on
     the tutorial in `locale`, exactly as `tutorial_page` does (probe, paused clock,
     gallery). Once per test: reload with ``harness.reload_page(page)``."""
     opened: list[Page] = []
 
-    def open_tutorial(*, workspace: WorkspaceSnapshot | None = None) -> Page:
+    def open_tutorial(*, state: BusinessState | Mapping[str, JsonScalar] | None = None
+                      ) -> Page:
         if opened:
             raise RuntimeError("the tutorial page is already open in this test; reload it "
                                "with harness.reload_page(page)")
-        if workspace is not None:
-            tutorial_server.state.replace(workspace)
+        if state is not None:
+            tutorial_server.state.replace(starting_state(tutorial_server, state))
         open_page(page, tutorial_server.page_url(locale))
         opened.append(page)
         if gallery.enabled:
@@ -87,7 +109,7 @@ def tutorial_page(open_tutorial_page: OpenTutorialPage) -> Page:
     """pytest-playwright's `page`, opened on the tutorial in `locale` with the timeline's
     probe installed and the clock paused (move it with ``page.clock.fast_forward``).
     Reload with ``harness.reload_page(page)``; the timeline's ready mark follows. With
-    --pling-html, the gallery watches it. For another starting workspace use
+    --pling-html, the gallery watches it. For another starting state use
     `open_tutorial_page`."""
     return open_tutorial_page()
 
@@ -142,7 +164,7 @@ def start_next_test(request: pytest.FixtureRequest, tutorial_server: ServedTutor
             fresh: BrowserContext = request.getfixturevalue("new_context")()
             fresh.set_extra_http_headers(server.browser_headers)
             next_page = fresh.new_page()
-        recorder = Timeline(server_log=server.log, workspace=server.state,
+        recorder = Timeline(server_log=server.log, server_state=server.state,
                             contract=server.tutorial.contract, log_source="server")
         recorder.attach(next_page)
         request.node.stash[TIMELINE_KEY] = recorder

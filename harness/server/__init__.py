@@ -2,13 +2,11 @@
 
 from harness.server.app import create_app
 from harness.server.log import ServerLog, ServerRecord
-from harness.server.state import TestbedCalls, WorkspaceSnapshot, WorkspaceState
+from harness.server.testbed_calls import TestbedCalls
 
 __all__ = [
     "ServerLog",
     "ServerRecord",
     "TestbedCalls",
-    "WorkspaceSnapshot",
-    "WorkspaceState",
     "create_app",
 ]

@@ -14,15 +14,16 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from harness.project.paths import FIXTURES_DIR_NAME, RUNTIME_DIR_NAME, TESTBED_DIR_NAME
 from harness.project.tutorials import Tutorial
+from harness.server.backend import BusinessApi, BusinessStore, TutorialBackend, load_backend
 from harness.server.bodies import error_response
-from harness.server.business import BusinessApi
 from harness.server.gateway import Gateway
 from harness.server.guard import Endpoint, Refuse, guarded
 from harness.server.log import ServerLog
 from harness.server.model.provider import ModelProvider
 from harness.server.preload import with_runtime_preloads
-from harness.server.state import TestbedCalls, WorkspaceState
 from harness.server.static import NO_STORE, StaticDirectory, file_response
+from harness.server.testbed_api import TestbedApi
+from harness.server.testbed_calls import TestbedCalls
 
 STATIC_METHODS = ["GET", "HEAD"]
 ALL_METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]
@@ -54,15 +55,20 @@ def create_app(
     root: Path,
     provider: ModelProvider,
     log: ServerLog,
-    state: WorkspaceState | None = None,
+    backend: TutorialBackend | None = None,
+    state: BusinessStore | None = None,
     testbed: TestbedCalls | None = None,
     static_cache: str = NO_STORE,
 ) -> Starlette:
-    """One server's app. State and testbed calls are this app's own unless passed in.
-    `static_cache` is the `Cache-Control` of the static files (see `harness.server.static`)."""
-    state = state if state is not None else WorkspaceState()
+    """One server's app: the tutorial's business routes (its backend.py under `root`, unless
+    `backend` is given) over its state, and the harness's testbed and gateway routes. State
+    and testbed calls are this app's own unless passed in. `static_cache` is the
+    `Cache-Control` of the static files (see `harness.server.static`)."""
+    backend = backend if backend is not None else load_backend(tutorial, root)
+    state = state if state is not None else backend.make_state()
     testbed = testbed if testbed is not None else TestbedCalls()
-    api = BusinessApi(state=state, testbed=testbed, log=log)
+    api = BusinessApi(state=state, log=log)
+    testbed_api = TestbedApi(business=api, testbed=testbed)
     gateway = Gateway(provider=provider, log=log, state=state)
     runtime_dir = root / FIXTURES_DIR_NAME / RUNTIME_DIR_NAME
     runtime_files = StaticDirectory(runtime_dir, cache_control=static_cache)
@@ -83,13 +89,9 @@ def create_app(
         return Route(path, guarded(endpoint, refuse=refuse), methods=[method])
 
     api_routes = [
-        api_route("/api/workspace", api.get_workspace, "GET"),
-        api_route("/api/workspace/name", api.rename, "POST"),
-        api_route("/api/workspace/archive", api.archive, "POST"),
-        api_route("/api/workspace/reset", api.reset, "POST"),
-        api_route("/api/workspace/publish", api.publish, "POST"),
-        api_route("/api/testbed/run/{action}", api.testbed_run, "POST"),
-        api_route("/api/testbed/calls", api.testbed_calls, "GET"),
+        *(api_route(route.path, route.endpoint, route.method) for route in backend.routes(api)),
+        api_route("/api/testbed/run/{action}", testbed_api.run, "POST"),
+        api_route("/api/testbed/calls", testbed_api.calls, "GET"),
         api_route(tutorial.api.model, gateway.handle, "POST", refuse=gateway.refuse),
     ]
 
@@ -119,7 +121,7 @@ def create_app(
         Route("/{path:path}", fixture_files.handle, methods=STATIC_METHODS),
     ]
     app = Starlette(routes=routes, middleware=[Middleware(NoStoreMiddleware)])
-    app.state.workspace = state
+    app.state.business_state = state
     app.state.testbed = testbed
     app.state.log = log
     app.state.provider = provider

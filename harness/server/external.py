@@ -5,7 +5,7 @@ It offers what the checks use of a `TutorialServer` (`url`, `page_url`, `tutoria
 `state`, `testbed`, `model`, `log`), built only from what the tutorial declares
 (`harness.project.contract`) and what every page must serve:
 
-- `state` reads the declared state request (r-15: `GET /api/workspace`), resets with the
+- `state` reads the declared state request (e.g. `GET /api/orders`), resets with the
   declared reset request and checks the answer is the declared initial state, and brings
   the state to a value a check starts from with the declared presets (business requests,
   sent by the harness before the page opens);
@@ -15,9 +15,9 @@ It offers what the checks use of a `TutorialServer` (`url`, `page_url`, `tutoria
   route (`harness.browser.model_route`) answers the page's model endpoint with it and logs
   each exchange in `log`, so the target's own gateway is never used.
 
-States are validated as the fixture server's `WorkspaceSnapshot`: the checks compare them
-with its constants, so an external server's state request must answer the fields of the
-declared initial state in that shape; any other field it answers is left out.
+States are validated as the declared state (`harness.project.business_state`: the fields
+of `api.initial_state`, each of its value's JSON type), which compares equal to the fixture
+server's state with the same fields; any other field the target answers is left out.
 Every problem is a `TargetError` whose message names the URL and the answer.
 """
 
@@ -29,12 +29,13 @@ from typing import Any
 import httpx
 from pydantic import ValidationError
 
+from harness.project.business_state import BusinessState, declared_state_model
 from harness.project.contract import ApiRequest
 from harness.project.paths import PROJECT_ROOT
 from harness.project.tutorials import Tutorial
 from harness.server.log import ServerLog
 from harness.server.model.scripted import ScriptedModel
-from harness.server.state import TestbedCall, WorkspaceSnapshot
+from harness.server.testbed_calls import TestbedCall
 
 # The fixture server's testbed (`fixtures/pling-testbed/`), where a target serves it too.
 TESTBED_PAGE_PATH = "/testbed/"
@@ -94,42 +95,43 @@ class ExternalState:
         self._client = client
         self._read, self._reset, self._initial = api.state, api.reset, api.initial_state
         self._presets = api.presets
+        self._model = declared_state_model(api.initial_state)
 
     def read(self) -> Any:
         """The state request's JSON answer, as the target sent it."""
         response = answered_ok(self._client, self._read, what="the state request")
         return json_of(response, what="the state request")
 
-    def snapshot(self) -> WorkspaceSnapshot:
+    def snapshot(self) -> BusinessState:
         data = self.read()
         if isinstance(data, dict):
             # The checks compare the declared fields; a real server's state may carry more
             # (ids, timestamps) that no guarantee is about.
             data = {field: value for field, value in data.items() if field in self._initial}
         try:
-            return WorkspaceSnapshot.model_validate(data)
+            return self._model.model_validate(data)
         except ValidationError as error:
             raise TargetError(
                 f"the state request {self._read.method} {self._client.base_url}"
                 f"{self._read.path.lstrip('/')} answered {data!r:.{QUOTED_CHARS}}, not the "
                 f"state the checks compare ({error.errors()[0]['msg']})") from None
 
-    def reset(self) -> WorkspaceSnapshot:
+    def reset(self) -> BusinessState:
         """Run the reset request; the state it leaves must be the declared initial state."""
         answered_ok(self._client, self._reset, what="the reset request")
         state = self.snapshot()
-        if state.model_dump() != self._initial:
+        if state.fields() != self._initial:
             raise TargetError(
                 f"after the reset request {self._reset.method} {self._client.base_url}"
-                f"{self._reset.path.lstrip('/')} the state is {state.model_dump()}, not the "
+                f"{self._reset.path.lstrip('/')} the state is {state.fields()}, not the "
                 f"declared initial state {self._initial}")
         return state
 
-    def replace(self, snapshot: WorkspaceSnapshot) -> WorkspaceSnapshot:
+    def replace(self, snapshot: BusinessState) -> BusinessState:
         """Reset, then send the declared presets that bring each changed field to its value
         (in their declared order); the state must then be `snapshot`."""
         self.reset()
-        wanted = {field: value for field, value in snapshot.model_dump().items()
+        wanted = {field: value for field, value in snapshot.fields().items()
                   if self._initial.get(field) != value}
         for preset in self._presets:
             if preset.field in wanted and preset.sets(wanted[preset.field]):
@@ -141,7 +143,7 @@ class ExternalState:
         state = self.snapshot()
         if state != snapshot:
             raise TargetError(f"after the presets the state at {self._client.base_url} is "
-                              f"{state.model_dump()}, not {snapshot.model_dump()}")
+                              f"{state.fields()}, not {snapshot.fields()}")
         return state
 
 

@@ -8,6 +8,7 @@ from typing import Any
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
+from harness.server.backend import BusinessStore
 from harness.server.bodies import (
     MIB,
     BodyRejected,
@@ -21,7 +22,6 @@ from harness.server.guard import Refusal
 from harness.server.log import RecordKind, ServerLog
 from harness.server.model.provider import ModelProvider, ProviderError, usable_message
 from harness.server.model.wire import AssistantMessage, ModelLocale, ModelRequest
-from harness.server.state import WorkspaceState
 
 GATEWAY_PATH = "/api/model"
 # Generous for long conversations (a 1 MiB tool-call argument may come back in history),
@@ -78,7 +78,7 @@ def locale_hint(data: Any) -> ModelLocale | None:
 class Gateway:
     """One per server: forwards to `provider` and records every exchange in `log`."""
 
-    def __init__(self, *, provider: ModelProvider, log: ServerLog, state: WorkspaceState) -> None:
+    def __init__(self, *, provider: ModelProvider, log: ServerLog, state: BusinessStore) -> None:
         self.provider = provider
         self.log = log
         self.state = state

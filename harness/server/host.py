@@ -2,7 +2,7 @@
 
 A worker that runs its tests in one warm browser page keeps the same origin from test to
 test, so the browser's cache keeps the page and the runtime between them (issue 12). Each
-test still gets a whole `TutorialServer` of its own (its own app: workspace state, log,
+test still gets a whole `TutorialServer` of its own (its own app: business state, log,
 scripted model), *seated* on the host while the test runs.
 
 Every request the browser sends names its test's seat in `SEAT_HEADER`, which the harness

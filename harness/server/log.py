@@ -6,11 +6,11 @@ import threading
 from collections.abc import Callable
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, SerializeAsAny
 
+from harness.project.business_state import BusinessState
 from harness.server.model.conversation import ModelExchange
 from harness.server.model.wire import AssistantMessage, ModelRequest
-from harness.server.state import WorkspaceSnapshot
 
 RecordKind = Literal["api", "model.request", "model.reply", "model.error"]
 
@@ -28,7 +28,8 @@ class ServerRecord(BaseModel):
     body: Any = None
     status: int | None = None
     response: Any = None
-    state: WorkspaceSnapshot
+    state: SerializeAsAny[BusinessState]
+    """The tutorial's business state after the call (harness.project.business_state)."""
     # Why a call failed, for people reading the log; never shown to the page.
     detail: str | None = None
     model_request: ModelRequest | None = None
@@ -54,7 +55,7 @@ class ServerLog:
         kind: RecordKind,
         method: str,
         path: str,
-        state: WorkspaceSnapshot,
+        state: BusinessState,
         body: Any = None,
         status: int | None = None,
         response: Any = None,

@@ -17,12 +17,13 @@ from starlette.types import ASGIApp
 from harness.project.paths import PROJECT_ROOT
 from harness.project.tutorials import Tutorial, load_tutorial
 from harness.server.app import create_app
+from harness.server.backend import load_backend
 from harness.server.log import ServerLog
 from harness.server.model.config import provider_from_environment
 from harness.server.model.provider import ModelProvider
 from harness.server.model.scripted import ScriptedModel
-from harness.server.state import TestbedCalls, WorkspaceState
 from harness.server.static import CACHE_FOR_A_RUN
+from harness.server.testbed_calls import TestbedCalls
 
 STARTUP_TIMEOUT_SECONDS = 10.0
 # Long enough for an in-flight reply to finish, short enough that a stuck upstream
@@ -192,10 +193,13 @@ class TutorialServer:
             model_rules=self.tutorial.model_rules_path(root),
         )
         self.log = ServerLog()
-        self.state = WorkspaceState()
+        self.backend = load_backend(self.tutorial, root)
+        self.state = self.backend.make_state()
+        """The tutorial's business state (its backend.py's `make_state()`)."""
         self.testbed = TestbedCalls()
         self.app = create_app(tutorial=self.tutorial, root=root, provider=self.provider,
-                              log=self.log, state=self.state, testbed=self.testbed,
+                              log=self.log, backend=self.backend, state=self.state,
+                              testbed=self.testbed,
                               static_cache=static_cache)
         self.seating = seating
         self._serving: ServerThread | None = None
@@ -235,7 +239,7 @@ class TutorialServer:
         return {} if self._seat is None else {SEAT_HEADER: self._seat}
 
     def reset(self) -> None:
-        """Fresh business state between tests: initial workspace, no testbed calls, empty
+        """Fresh business state between tests: the initial state, no testbed calls, empty
         log (seq keeps growing), and a scripted model without overrides or history."""
         self.state.reset()
         self.testbed.clear()

@@ -65,10 +65,11 @@ def no_model_request(timeline: Timeline, *, since: Mark, why: str,
 def state_unchanged(timeline: Timeline, *, since: Mark,
                     guarantee: str = "state-unchanged") -> None:
     """Server state equals its state at `since`, and the page showed no business-state change."""
-    if timeline.workspace is not None and since.workspace is not None:
-        now = timeline.workspace.snapshot()
-        if now != since.workspace:
-            raise fail(guarantee, f"server state changed from {since.workspace!r} to {now!r}",
+    if timeline.server_state is not None and since.server_state is not None:
+        now = timeline.server_state.snapshot()
+        if now != since.server_state:
+            raise fail(guarantee, f"server state changed from {since.server_state.fields()} "
+                                  f"to {now.fields()}",
                         timeline)
     changes = timeline.page_states(since)
     if changes:
