@@ -45,6 +45,13 @@ from harness.mutation.stryker.run import ToolchainError
 from harness.plugin.shards import DURATIONS_FILE_NAME, SHARD_OPTION, parse_shard
 from harness.project.paths import FIXTURES_DIR_NAME, PROJECT_ROOT, TUTORIALS_DIR_NAME
 from harness.project.tutorials import Tutorial, TutorialError, list_tutorials, load_tutorial
+from harness.scaffold.new import (
+    DEFAULT_TITLE_EN,
+    DEFAULT_TITLE_ZH,
+    NewTutorial,
+    ScaffoldError,
+    scaffold,
+)
 from harness.server.external import TargetError
 from harness.server.model.config import ProviderConfigError
 from harness.server.runner import PortInUse, ServerStartError, TutorialServer
@@ -511,6 +518,51 @@ def add_mutate_command(subparsers: SubParsers) -> None:
     parser.set_defaults(handler=run_mutate)
 
 
+# --- new ---------------------------------------------------------------------------
+
+
+def run_new(args: argparse.Namespace) -> int:
+    root = Path(args.root).resolve() if args.root else PROJECT_ROOT
+    spec = NewTutorial(id=args.tutorial, short_id=args.short_id or args.tutorial,
+                       title_en=args.title_en, title_zh=args.title_zh, port=args.port)
+    written = scaffold(spec, root)
+    tutorial = load_tutorial(spec.id, root)
+    where = f" --root {root}" if root != PROJECT_ROOT else ""
+    print(f"Wrote {tutorial.id} ({len(written)} files and folders) under {root}:")
+    for path in written:
+        print(f"  {path.relative_to(root)}")
+    print(f"Serve it:  {PROGRAM} dev {tutorial.short_id}{where}")
+    print(f"Check it:  {PROGRAM} check {tutorial.short_id}{where}")
+    print(f"Mutate it: {PROGRAM} mutate {tutorial.short_id}{where}")
+    return 0
+
+
+def add_new_command(subparsers: SubParsers) -> None:
+    parser = subparsers.add_parser(
+        "new", help="write a new tutorial that passes its own check and mutate",
+        description="Write a new tutorial from the harness's templates (docs/adding-a-"
+        "tutorial.md): its page on the reference runtime, copy in en and zh, model rules, "
+        "tutorial.json and texts, a backend (a support ticket whose refund needs approval and "
+        "whose closing is the human's step), checks and a mutant catalogue. It passes "
+        "`check` and `mutate` as written; change it from there.",
+    )
+    parser.add_argument("tutorial", help="the new tutorial's id, e.g. r-16-refunds (its folder "
+                        "names under fixtures/ and tutorials/)")
+    parser.add_argument("--short-id", help="its short id, e.g. r-16 (default: the id)")
+    parser.add_argument("--title-en", default=DEFAULT_TITLE_EN,
+                        help=f"its English title (default: {DEFAULT_TITLE_EN!r})")
+    parser.add_argument("--title-zh", default=DEFAULT_TITLE_ZH,
+                        help=f"its Chinese title (default: {DEFAULT_TITLE_ZH!r})")
+    parser.add_argument("--port", type=port_number,
+                        help="the port `dev` serves it on (default: one above the highest "
+                        "tutorial port under the root)")
+    parser.add_argument("--root", metavar="DIR",
+                        help="write it under DIR/fixtures and DIR/tutorials (made if missing; "
+                        "the reference runtime is copied in if DIR has none) instead of the "
+                        "project; then pass --root DIR to dev, check and mutate")
+    parser.set_defaults(handler=run_new)
+
+
 # --- dispatch ----------------------------------------------------------------------
 
 # Each entry adds one subcommand and sets its `handler`.
@@ -521,6 +573,7 @@ COMMANDS: tuple[Callable[[SubParsers], None], ...] = (
     add_merge_command,
     add_browser_server_command,
     add_mutate_command,
+    add_new_command,
 )
 
 
@@ -549,7 +602,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return handler(args)
     except (UsageError, TutorialError, PortInUse, ProviderConfigError, CatalogueError,
-            PlanError, ToolchainError, TargetError, ReactPageError) as error:
+            PlanError, ToolchainError, TargetError, ReactPageError, ScaffoldError) as error:
         return fail(str(error))
     except (ServerStartError, ReportError) as error:
         print(f"{PROGRAM}: error: {error}", file=sys.stderr)
