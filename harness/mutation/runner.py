@@ -89,6 +89,10 @@ def judge(mutant: Mutant, report: SuiteReport) -> MutantResult:
     return MutantResult(mutant=mutant, verdict="survived", detail="every check passed")
 
 
+# Runs pytest with `harness` imported from the copy it sits in (a mutant's copy holds one).
+LAUNCHER = Path("harness") / "mutation" / "launch.py"
+
+
 @dataclass(frozen=True, kw_only=True)
 class SuiteInvocation:
     """How to run one tutorial's check suite as a child pytest process."""
@@ -114,7 +118,9 @@ class SuiteInvocation:
                 skip_guarantees: Sequence[str] = (), stop_at_first: bool = False,
                 base_url: str | None = None) -> list[str]:
         """pytest, importing `harness` from `served_root` (a mutant's copy holds one too)."""
-        launcher = served_root / "harness" / "mutation" / "launch.py"
+        launcher = served_root / LAUNCHER
+        if not launcher.is_file():  # a tutorial outside the project (--root): the project's
+            launcher = PROJECT_ROOT / LAUNCHER
         command = [
             sys.executable, str(launcher), str(self.checks_dir),
             *(str(self.source_root / path) for path in also_run),
@@ -247,8 +253,11 @@ def collect_guarantees(invocation: SuiteInvocation,
         report_path = Path(scratch) / "report.json"
         command = invocation.command(served_root=invocation.source_root, report=report_path,
                                      locales=(), also_run=also_run)
-        children.run([*command, "--collect-only"], cwd=invocation.source_root, timeout=300)
+        completed = children.run([*command, "--collect-only"], cwd=invocation.source_root,
+                                 timeout=300)
         if not report_path.exists():
-            raise RuntimeError(f"collecting {invocation.checks_dir} wrote no report")
+            tail = (completed.stdout + completed.stderr).strip().splitlines()[-15:]
+            raise RuntimeError(f"collecting {invocation.checks_dir} wrote no report (exit "
+                               f"{completed.returncode}):\n" + "\n".join(tail))
         report = SuiteReport.read(report_path)
     return frozenset(g for test in report.tests for g in test.guarantees)
