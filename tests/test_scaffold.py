@@ -15,6 +15,8 @@ from harness.project.tutorials import load_tutorial
 from harness.scaffold.new import NewTutorial, ScaffoldError, scaffold
 
 NEW_ID, NEW_SHORT_ID = "r-90-refunds", "r-90"
+PROJECT = Path(__file__).resolve().parents[1]
+TSC = PROJECT / "tools" / "typecheck" / "node_modules" / ".bin" / "tsc"
 
 
 @pytest.fixture(scope="module")
@@ -39,11 +41,28 @@ def test_new_writes_a_tutorial_whose_state_is_not_the_harness_s(scaffolded: Path
     assert not leftovers, f"template tokens left in {leftovers}"
 
 
-def test_new_tutorial_code_passes_ruff(scaffolded: Path) -> None:
+def test_new_tutorial_python_passes_ruff_and_mypy_strict(scaffolded: Path) -> None:
     folder = scaffolded / "tutorials" / NEW_ID
-    config = Path(__file__).resolve().parents[1] / "pyproject.toml"
-    result = subprocess.run([sys.executable, "-m", "ruff", "check", "--config", str(config),
-                             str(folder)], capture_output=True, text=True)
+    config = PROJECT / "pyproject.toml"
+    for command in (["ruff", "check", "--config", str(config), str(folder)],
+                    ["mypy", "--strict", "--config-file", str(config), str(folder / "checks"),
+                     str(folder / "backend.py")]):
+        result = subprocess.run([sys.executable, "-m", *command], capture_output=True,
+                                text=True, cwd=PROJECT)
+        assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_new_tutorial_page_passes_tsc_from_its_jsdoc(scaffolded: Path, tmp_path: Path) -> None:
+    if not TSC.exists():
+        pytest.fail(f"{TSC} is missing; run ./scripts/bootstrap (it installs TypeScript with npm)")
+    # The project's settings, over the new page and the runtime copy it imports.
+    config = json.loads((PROJECT / "tsconfig.json").read_text(encoding="utf-8"))
+    options = {**config["compilerOptions"], "baseUrl": str(scaffolded)}
+    tsconfig = tmp_path / "tsconfig.json"
+    tsconfig.write_text(json.dumps({"compilerOptions": options,
+                                    "include": [str(scaffolded / "fixtures" / NEW_ID / "*.js")]}),
+                        encoding="utf-8")
+    result = subprocess.run([str(TSC), "-p", str(tsconfig)], capture_output=True, text=True)
     assert result.returncode == 0, result.stdout + result.stderr
 
 
