@@ -2,7 +2,10 @@
 
 `harness/__init__.py` is the one public surface (as pytest's is), so the layers below can
 move without breaking a tutorial's checks. Every check file, its conftest included, may
-import `harness` or names from it, and only names it exports.
+import `harness` or names from it, and only names it exports; a tutorial's own business
+constants come from its own folder (its backend.py, through `harness.tutorial_backend` in a
+module of its checks folder, e.g. r-15's checks/workspace_state.py), never from `harness`.
+A tutorial's backend.py is held to the same API.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ import harness
 from harness.project.paths import PROJECT_ROOT
 
 CHECK_FILES = sorted((PROJECT_ROOT / "tutorials").glob("*/checks/*.py"))
+BACKEND_FILES = sorted((PROJECT_ROOT / "tutorials").glob("*/backend.py"))
 
 
 def harness_imports_past_the_api(path: Path) -> list[str]:
@@ -38,7 +42,14 @@ def test_check_files_exist() -> None:
     assert CHECK_FILES, "no tutorials/*/checks/*.py found"
 
 
-@pytest.mark.parametrize("path", CHECK_FILES,
+def local_imports(path: Path) -> list[str]:
+    """The top-level modules `path` imports that are files of its own folder."""
+    names = {node.module for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+             if isinstance(node, ast.ImportFrom) and node.module is not None}
+    return sorted(name for name in names if (path.parent / f"{name}.py").is_file())
+
+
+@pytest.mark.parametrize("path", [*CHECK_FILES, *BACKEND_FILES],
                          ids=lambda path: str(path.relative_to(PROJECT_ROOT / "tutorials")))
 def test_check_file_imports_only_from_harness(path: Path) -> None:
     found = harness_imports_past_the_api(path)
@@ -60,3 +71,21 @@ def test_harness_imports_past_the_api_finds_a_submodule_import(tmp_path: Path) -
 @pytest.mark.parametrize("name", harness.__all__)
 def test_every_exported_name_is_there(name: str) -> None:
     assert hasattr(harness, name), f"harness.__all__ lists {name!r}, which harness lacks"
+
+
+def test_harness_imports_past_the_api_allows_the_checks_own_modules(tmp_path: Path) -> None:
+    (tmp_path / "shop_state.py").write_text("from harness import tutorial_backend\n")
+    check = tmp_path / "test_x.py"
+    check.write_text("from shop_state import INITIAL\nfrom harness.server.backend import X\n")
+
+    assert harness_imports_past_the_api(check) == ["from harness.server.backend import ..."]
+    assert local_imports(check) == ["shop_state"]
+
+
+def test_checks_reach_their_tutorials_state_through_their_own_folder() -> None:
+    """r-15's checks import its constants from checks/workspace_state.py, which reads them
+    from the tutorial's backend.py; harness exports none of them."""
+    users = [path.name for path in CHECK_FILES if "workspace_state" in local_imports(path)]
+
+    assert "test_handoff_publish_state.py" in users, users
+    assert not {"PUBLISH_CODE", "INITIAL_WORKSPACE", "WorkspaceSnapshot"} & set(harness.__all__)

@@ -24,6 +24,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Mount, Route
 
+from harness import BusinessState, tutorial_backend
 from harness.cli.check import render_summary
 from harness.mutation.catalogue import catalogue_path, load_catalogue
 from harness.mutation.render import render_run
@@ -32,7 +33,10 @@ from harness.plugin.html_report import write_html_report
 from harness.plugin.report import SuiteReport, TestRecord
 from harness.project.paths import PROJECT_ROOT
 from harness.server.runner import TutorialServer
-from harness.server.state import WorkspaceSnapshot
+
+# r-15's own state, from its backend.py (the harness names no tutorial's state).
+R15_BACKEND = tutorial_backend(PROJECT_ROOT / "tutorials" / "r-15-confirmation-and-human-handoff")
+WorkspaceSnapshot: type[BusinessState] = R15_BACKEND.WorkspaceSnapshot
 
 pytest_plugins = ["pytester"]
 

@@ -12,12 +12,17 @@ import httpx
 import pytest
 from playwright.sync_api import Page
 
+from harness import BusinessState, tutorial_backend
 from harness.browser.pages import open_page
 from harness.plugin.options import pling_root
+from harness.project.paths import PROJECT_ROOT
 from harness.project.tutorials import load_tutorial
 from harness.server.model.fake_upstream import FakeUpstream
 from harness.server.runner import TutorialServer
-from harness.server.state import INITIAL_WORKSPACE
+
+# r-15's own state, from its backend.py (the harness names no tutorial's state).
+R15_BACKEND = tutorial_backend(PROJECT_ROOT / "tutorials" / "r-15-confirmation-and-human-handoff")
+INITIAL_WORKSPACE: BusinessState = R15_BACKEND.INITIAL_WORKSPACE
 
 TUTORIAL = "r-15-confirmation-and-human-handoff"
 # One promise for the gateway and the business API (tests/test_server_foreign_requests.py).

@@ -5,9 +5,13 @@ from __future__ import annotations
 import httpx
 import pytest
 
+from harness import BusinessState, tutorial_backend
+from harness.project.paths import PROJECT_ROOT
 from harness.server.runner import TutorialServer
-from harness.server.state import INITIAL_WORKSPACE
 
+# r-15's own state, from its backend.py (the harness names no tutorial's state).
+R15_BACKEND = tutorial_backend(PROJECT_ROOT / "tutorials" / "r-15-confirmation-and-human-handoff")
+INITIAL_WORKSPACE: BusinessState = R15_BACKEND.INITIAL_WORKSPACE
 INITIAL = {"name": "Northwind", "archived": False, "published": False}
 
 

@@ -10,11 +10,14 @@ from typing import Any
 
 import pytest
 
+from harness import BusinessState, tutorial_backend
 from harness.project.paths import PROJECT_ROOT
 from harness.project.tutorials import TutorialError, load_tutorial
 from harness.server.gateway import GATEWAY_PATH
-from harness.server.state import INITIAL_WORKSPACE
 
+# r-15's own state, from its backend.py (the harness names no tutorial's state).
+R15_BACKEND = tutorial_backend(PROJECT_ROOT / "tutorials" / "r-15-confirmation-and-human-handoff")
+INITIAL_WORKSPACE: BusinessState = R15_BACKEND.INITIAL_WORKSPACE
 R15_ID = "r-15-confirmation-and-human-handoff"
 R15_DEFINITION: dict[str, Any] = json.loads(
     (PROJECT_ROOT / "tutorials" / R15_ID / "tutorial.json").read_text(encoding="utf-8"))

@@ -6,7 +6,7 @@ marker `pling-dock-busy` is gone) or it is waiting on the user (an approval card
 handoff panel is on screen). Waiting is done in the page, on each animation frame, never with
 fixed delays, so a check written as::
 
-    dock.ask("archive the workspace")
+    dock.ask("cancel the order")
     expect(dock.approval).to_have_attribute("data-policy", "ask-always")
     dock.deny()
     assert "not" in dock.last_assistant_text()

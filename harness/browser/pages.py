@@ -7,8 +7,8 @@ moves only when a test calls `page.clock.fast_forward(...)` (handoff timeouts).
 "Ready" means the page says so: its markup declares `<html data-pling-ready="false">` and
 it sets the attribute to "true" once rendered. A page without that attribute is ready once
 it has loaded, the dock is visible and, on the tutorial page, the tutorial's own ready
-condition holds (`page.ready` in its tutorial.json, r-15: the `workspace-status` region has
-rendered the server's state, `data-state` is set; registered for a page with
+condition holds (`page.ready` in its tutorial.json, e.g. an `order-status` region has
+rendered the server's state, its `data-state` is set; registered for a page with
 `expect_ready`), or on the testbed, its `testbed` element says `data-ready="true"`.
 """
 

@@ -1,5 +1,5 @@
 """Testbed: a page object for the bare testbed page (`/testbed/`), where a check declares any
-action it needs (policy rows, scopes, handoffs r-15 does not have), and the server's record
+action it needs (policy rows, scopes, handoffs the tutorial's page lacks), and the server's record
 of the business calls those actions made. The page's own API, `window.plingTestbed`, is
 documented at the top of `fixtures/pling-testbed/testbed.js`."""
 

@@ -176,7 +176,7 @@ def wait_for_ctrl_c(while_running: Callable[[], bool] = lambda: True) -> None:
     """Return never; end with KeyboardInterrupt at Ctrl-C (SIGINT).
 
     SIGINT is handled even if this process started with it ignored, as a shell does for a
-    command it runs in the background (`pling-tutorial dev r-15 &`, then `kill -INT`).
+    command it runs in the background (`pling-tutorial dev <tutorial> &`, then `kill -INT`).
     Wakes every second: a SIGINT the kernel hands to one of the server's threads does not
     interrupt the main thread's wait, and Python raises the KeyboardInterrupt only once the
     main thread runs again. Returns once `while_running()` is false (a child server died).
@@ -200,7 +200,7 @@ def add_dev_command(subparsers: SubParsers) -> None:
         "dev", help="serve a tutorial page on 127.0.0.1 until Ctrl-C",
         description="Serve a tutorial's page, runtime and model gateway on 127.0.0.1.",
     )
-    parser.add_argument("tutorial", help="tutorial id or short id, e.g. r-15")
+    parser.add_argument("tutorial", help="tutorial id or short id (pling-tutorial list shows them)")
     parser.add_argument("--locale", help="page language (default: the tutorial's default)")
     parser.add_argument("--port", type=port_number,
                         help="port to listen on (default: the tutorial's port; 0 = any free)")
@@ -272,7 +272,7 @@ def add_check_command(subparsers: SubParsers) -> None:
         "(e.g. --junitxml=out.xml, --tracing=retain-on-failure, --screenshot=only-on-failure, "
         "--output=DIR, -x, -k EXPR) are passed to pytest unchanged.",
     )
-    parser.add_argument("tutorial", help="tutorial id or short id, e.g. r-15")
+    parser.add_argument("tutorial", help="tutorial id or short id (pling-tutorial list shows them)")
     parser.add_argument("--locale", help="check one locale only (default: every locale)")
     parser.add_argument(
         "--base-url", metavar="URL",
@@ -315,7 +315,8 @@ def run_browser_server(args: argparse.Namespace) -> int:
         return fail(str(error))
     try:
         print(f"Browser server at {server.endpoint}", flush=True)
-        print(f"Check through it: {PROGRAM} check r-15 --connect {server.endpoint}", flush=True)
+        print(f"Check through it: {PROGRAM} check <tutorial> --connect {server.endpoint}",
+              flush=True)
         print("Press Ctrl-C to stop.", flush=True)
         wait_for_ctrl_c()
     except KeyboardInterrupt:
@@ -480,7 +481,7 @@ def add_mutate_command(subparsers: SubParsers) -> None:
         "mutants instead (the runtime's safety core, see docs/generated-mutants.md); exit 1 "
         "if the score misses the plan's goal or a group could not run.",
     )
-    parser.add_argument("tutorial", help="tutorial id or short id, e.g. r-15")
+    parser.add_argument("tutorial", help="tutorial id or short id (pling-tutorial list shows them)")
     parser.add_argument("--jobs", type=job_count, default=None,
                         help="mutants run in parallel (default: one per core; "
                         f"{GENERATED_DEFAULT_JOBS} with --generated)")

@@ -1,4 +1,4 @@
-"""`pling-tutorial dev r-15 --page react|react-build`: the tutorial's React page, served by Vite.
+"""`pling-tutorial dev <tutorial> --page react|react-build`: its React page, served by Vite.
 
 The fixture server runs in this process on a free port (business API, model gateway,
 testbed), and Vite's dev server (`react`) or Vite's preview of the production build
@@ -44,7 +44,7 @@ def react_directory(tutorial: Tutorial, root: Path = PROJECT_ROOT) -> Path:
     directory = root / FIXTURES_DIR_NAME / f"{tutorial.short_id}-react"
     if not (directory / "package.json").is_file():
         raise ReactPageError(f"{tutorial.short_id} has no React page ({directory} is missing); "
-                             "--page react is offered for r-15")
+                             "--page react needs a React page there")
     if not vite_binary(directory).is_file():
         raise ReactPageError(
             f"Vite is not installed in {directory}; run ./scripts/bootstrap (it runs npm ci "

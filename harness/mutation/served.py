@@ -1,6 +1,6 @@
 """A mutant's copy served by its own `pling-tutorial dev` process, for external mode.
 
-`pling-tutorial mutate r-15 --external` checks each mutant the way a user checks their own
+`pling-tutorial mutate <tutorial> --external` checks each mutant the way a user checks their own
 page: the mutated copy is served by a separate `dev` process (the copy's own `harness`, so
 a mutated server is the one that runs), and the suite runs against its URL with
 `--base-url`.
@@ -19,7 +19,7 @@ from typing import Self
 
 from harness.mutation import children
 
-# `dev` prints "Serving r-15 (...) at http://127.0.0.1:PORT/?lang=zh" once it listens.
+# `dev` prints "Serving <short id> (...) at http://127.0.0.1:PORT/?lang=zh" once it listens.
 _SERVING = re.compile(r"at (http://127\.0\.0\.1:\d+)/")
 STOP_TIMEOUT_S = 20
 

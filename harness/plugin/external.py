@@ -1,5 +1,5 @@
 """External mode: check a page the harness does not serve (`pytest --base-url URL`, the
-pytest-playwright flag, or `pling-tutorial check r-15 --base-url URL`).
+pytest-playwright flag, or `pling-tutorial check <tutorial> --base-url URL`).
 
 Without `--base-url` nothing here does anything. With it:
 

@@ -15,12 +15,12 @@ Fixtures (see `pytest --fixtures`): the tutorial (`tutorial_id`, `tutorial`,
     from harness import Dock, ModelHandle, Say, Timeline, guarantees
 
     @pytest.mark.guarantee("denial-respected")
-    def test_archive_denied(tutorial_page: Page, dock: Dock, timeline: Timeline,
+    def test_cancel_denied(tutorial_page: Page, dock: Dock, timeline: Timeline,
                             model: ModelHandle, say: Say, locale: str) -> None:
-        dock.ask(say("archive"))
+        dock.ask(say("cancel"))
         before = timeline.mark()
         dock.deny()
-        guarantees.denial_respected(timeline, action="archive_workspace", since=before,
+        guarantees.denial_respected(timeline, action="cancel_order", since=before,
                                     success_phrases=model.success_phrases(...))
 
 To serve differently (e.g. another model provider), override `tutorial_server` in the

@@ -78,7 +78,7 @@ def start_tutorial_server(
 def tutorial_server(start_tutorial_server: StartTutorialServer, tutorial: Tutorial,
                     tutorial_root: Path,
                     request: pytest.FixtureRequest) -> Iterator[ServedTutorial]:
-    """A fresh fixture server for the tutorial: its own workspace state, log and scripted
+    """A fresh fixture server for the tutorial: its own business state, log and scripted
     model, serving --pling-root. Always the scripted model, whatever PLING_MODEL_* says, so
     checks are deterministic. A server per test, not a shared one reset between tests: it is
     seated on the worker's one origin (`harness.server.host`, so the browser's cache keeps

@@ -1,12 +1,12 @@
 """What a tutorial's page and server offer the harness, declared in `tutorial.json`.
 
 Three keys, read by the fixture server, the in-page probe, the guarantees and external mode
-alike (`pling-tutorial check r-15 --base-url URL`), so nothing about one tutorial's page is
+alike (`pling-tutorial check <tutorial> --base-url URL`), so nothing about one tutorial's page is
 written into generic harness code:
 
 - `page`: when the page counts as ready, and its *business view*, the values the probe
-  reports with every request (r-15: the status region's `data-state` and `data-archived`,
-  the shown name);
+  reports with every request (e.g. an order's status region's `data-state` and the shown
+  customer name);
 - `api`: the model endpoint, which request paths are business requests, and the business
   API that external mode drives (the state request, the reset request run before every
   test, the initial state, and presets that bring the state to a value a check starts from);

@@ -178,7 +178,7 @@ class Glossary(_Strict):
             cjk = sorted(set(CJK_CHARACTER.findall(text)))
             return [f"CJK text {''.join(cjk)!r}"] if cjk else []
         allowed = {*self.names, *identifiers}
-        # Identifiers are whole tokens (save_workspace_name); names may be any Latin run.
+        # Identifiers are whole tokens (cancel_order); names may be any Latin run.
         tokens = [t for t in re.findall(r"[A-Za-z0-9_]+", text) if t not in allowed]
         english = sorted({w for token in tokens for w in LATIN_WORD.findall(token)
                           if w not in allowed})

@@ -1,8 +1,8 @@
 """Characters that change how text reads without showing (Trojan Source, CVE-2021-42574):
-which ones the approval card must make visible, how, and which a workspace name refuses.
+which ones the approval card must make visible, how, and which a name a business API stores refuses.
 
 The page contract ("Approval card") states the same rules; the reference runtime has them in
-`fixtures/pling/approval-card.js` and the r-15 page in its `app.js`.
+`fixtures/pling/approval-card.js`; a tutorial's page and backend.py may use the name rule.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ DEFAULT_IGNORABLE: tuple[tuple[int, int], ...] = (
 # General categories the card never shows as themselves: Other (control, format, surrogate,
 # private use, unassigned) and the line and paragraph separators.
 _HIDDEN_CATEGORIES = frozenset({"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"})
-# General categories a workspace name refuses: what controls or reorders text, breaks lines,
+# General categories a stored name refuses: what controls or reorders text, breaks lines,
 # or is no character at all. Spaces of any width and invisible letters or marks are allowed
 # (a zh user types U+3000; emoji carry U+FE0F); the card still shows them as escapes.
 _REFUSED_IN_NAME_CATEGORIES = frozenset({"Cc", "Cf", "Cs", "Zl", "Zp"})
@@ -69,7 +69,7 @@ def describe(character: str) -> str:
 
 
 def refused_in_name(name: str) -> tuple[int, str] | None:
-    """The first character a workspace name may not hold, as (its position counting code
+    """The first character a stored name may not hold, as (its position counting code
     points from 1, the character), or None."""
     for position, character in enumerate(name, start=1):
         if unicodedata.category(character) in _REFUSED_IN_NAME_CATEGORIES:

@@ -9,12 +9,12 @@ says the same thing in other words. So a notice is checked against the glossary
     words = Words(tutorial_server.root, tutorial_server.tutorial, locale)
     notice = dock.messages("notice").last
     assert words.means(notice.inner_text(), "PERMISSION_DENIED")  # says "not allowed", no claim
-    words.meaning_problems(text, "HANDOFF_CANCELLED", naming=words.desc("publish_changes"))
+    words.meaning_problems(text, "HANDOFF_CANCELLED", naming=words.desc("ship_order"))
 
 or, in a check, with the timeline's evidence in the failure message::
 
     guarantees.notice_means(timeline, words, code="PERMISSION_DENIED",
-                            action="archive_workspace")
+                            action="cancel_order")
 
 which finds the newest notice carrying `data-code="PERMISSION_DENIED"` (page contract) and
 checks that it names the action by the `description` the model received for it. A meaning

@@ -252,7 +252,8 @@ def load_backend(tutorial: Tutorial, root: Path) -> TutorialBackend:
     if not path.is_file():
         return NoBackend()
     module = backend_module(path)
-    missing = [name for name in ("make_state", "routes") if not callable(getattr(module, name, None))]
+    missing = [name for name in ("make_state", "routes")
+               if not callable(getattr(module, name, None))]
     if missing:
         raise TutorialError(f"{path}: defines no {' and no '.join(missing)}(); see "
                             "harness/server/backend.py for what a backend provides")

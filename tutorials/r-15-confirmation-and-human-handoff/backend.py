@@ -3,13 +3,14 @@
 Loaded by the fixture server (see harness/server/backend.py); the checks reach its constants
 through `harness.tutorial_backend(__file__)` (checks/workspace_state.py).
 
-| route | answer |
-|---|---|
-| `GET /api/workspace` | `{"name": str, "archived": bool, "published": bool}` |
-| `POST /api/workspace/name` | body `{"name": str}` (1..80 characters after trimming, no control or format character) → new state; 400 `INVALID_NAME` / `INVALID_NAME_CHARACTER` |
-| `POST /api/workspace/archive` | body `{}` → new state (archived) |
-| `POST /api/workspace/reset` | body `{}` → the initial state |
-| `POST /api/workspace/publish` | body `{"code": str}`; the one code → new state (published); else 400 `WRONG_CODE` |
+- `GET /api/workspace` → `{"name": str, "archived": bool, "published": bool}`;
+- `POST /api/workspace/name`, body `{"name": str}` (1..80 characters after trimming, no
+  control or format character) → the new state; else 400 `INVALID_NAME` or
+  `INVALID_NAME_CHARACTER`;
+- `POST /api/workspace/archive`, body `{}` → the new state (archived);
+- `POST /api/workspace/reset`, body `{}` → the initial state;
+- `POST /api/workspace/publish`, body `{"code": str}`: the one code → the new state
+  (published); else 400 `WRONG_CODE`.
 """
 
 from __future__ import annotations

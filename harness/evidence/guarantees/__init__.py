@@ -17,11 +17,11 @@ point; without it they look at everything since the page became ready (the fixtu
 `timeline.ready_mark`), as loading the page is not a side effect of any action. E.g. with
 a mark taken just before clicking Deny::
 
-    dock.ask("archive the workspace")
+    dock.ask("cancel the order")
     before = timeline.mark()
     dock.deny()
-    guarantees.denial_respected(timeline, action="archive_workspace", since=before,
-                                success_phrases=["archived"])
+    guarantees.denial_respected(timeline, action="cancel_order", since=before,
+                                success_phrases=["cancelled"])
     guarantees.no_silent_retry(timeline, since=before)
 """
 

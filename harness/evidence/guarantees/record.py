@@ -239,9 +239,9 @@ def no_writes_into_targets(timeline: Timeline, *, targets: Sequence[str] | None 
 def success_only_after_published(timeline: Timeline, *, action: str,
                                  since: Mark | None = None) -> None:
     """The success of handoff `action` reached the model only after the server had really
-    published and the page showed it, by the tutorial's `published` rule (r-15: `POST
-    /api/workspace/publish` answered with success, the state `published: true`, the status
-    region showing "published").
+    published and the page showed it, by the tutorial's `published` rule (e.g. `POST
+    /api/orders/ship` answered with success, the state `shipped: true`, the status region
+    showing "shipped").
 
     Server: the declared request was answered with success, leaving the declared state,
     before the model request that first carried the success receipt, and the state was the

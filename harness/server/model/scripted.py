@@ -102,7 +102,7 @@ def read_tool_result(content: str) -> ToolOutcome:
 
 
 def flatten(payload: Any) -> dict[str, Any]:
-    """Top-level fields of a result, plus those one object deeper (e.g. data.workspace.name)."""
+    """Top-level fields of a result, plus those one object deeper (e.g. data.order.status)."""
     if not isinstance(payload, dict):
         return {}
     fields: dict[str, Any] = {}

@@ -1,12 +1,22 @@
-"""Shared pieces of the r-15 check suite: the page's own publish controls. (What a user types
+"""Shared pieces of the r-15 check suite: the page's own publish controls (and, in
+workspace_state.py, the tutorial's own state and constants). (What a user types
 to the assistant is the tutorial's `user_requests`, served by the plugin's `say` fixture.)"""
 
 from __future__ import annotations
+
+import sys
+from pathlib import Path
 
 import pytest
 from playwright.sync_api import Page, expect
 
 from harness import TutorialServer
+
+# The checks share r-15's own constants through checks/workspace_state.py (from the
+# tutorial's backend.py); pytest imports in importlib mode, which puts no folder on sys.path.
+CHECKS_FOLDER = str(Path(__file__).parent)
+if CHECKS_FOLDER not in sys.path:
+    sys.path.insert(0, CHECKS_FOLDER)
 
 
 class Workspace:

@@ -11,10 +11,9 @@ from typing import Any
 
 import pytest
 from playwright.sync_api import ElementHandle, Page, Route, expect
+from workspace_state import INITIAL_WORKSPACE, PUBLISH_CODE, WorkspaceSnapshot
 
 from harness import (
-    INITIAL_WORKSPACE,
-    PUBLISH_CODE,
     Dock,
     Mark,
     ModelHandle,
@@ -23,7 +22,6 @@ from harness import (
     Testbed,
     Timeline,
     TutorialServer,
-    WorkspaceSnapshot,
     calling,
     guarantees,
     tool_call,
@@ -86,7 +84,7 @@ def results_in(model: ModelHandle, request_index: int) -> list[tuple[str, str]]:
 @pytest.fixture
 def archived_page(open_tutorial_page: OpenTutorialPage) -> Page:
     """The r-15 page on an archived workspace: its Archive button is disabled."""
-    return open_tutorial_page(workspace=INITIAL_WORKSPACE.model_copy(update={"archived": True}))
+    return open_tutorial_page(state=INITIAL_WORKSPACE.model_copy(update={"archived": True}))
 
 
 # ---- several calls in one reply: one after another ---------------------------------------
@@ -362,7 +360,7 @@ def card_for(run: RunAction, open_tutorial_page: OpenTutorialPage, dock: Dock,
              model: ModelHandle, say: Say) -> HeldRequests:
     """The page on the action's starting workspace, its card on screen for `run.call_id`,
     and its business request to be held once it leaves."""
-    page = open_tutorial_page(workspace=run.starts_from)
+    page = open_tutorial_page(state=run.starts_from)
     model.script(calling(tool_call(run.call_id, run.action, json.dumps(run.arguments))))
     held = HeldRequests(page, run.path)
     dock.ask(say("status"))

@@ -14,9 +14,9 @@ from typing import Any
 
 import pytest
 from playwright.sync_api import Page, Route, expect
+from workspace_state import INITIAL_NAME
 
 from harness import (
-    INITIAL_NAME,
     Dock,
     Glossary,
     ModelHandle,

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import pytest
 from playwright.sync_api import Page, expect
+from workspace_state import INITIAL_WORKSPACE
 
 from harness import (
-    INITIAL_WORKSPACE,
     Dock,
     ModelHandle,
     Say,

@@ -7,10 +7,10 @@ from collections.abc import Callable
 
 import pytest
 from playwright.sync_api import Page, expect
+from workspace_state import INITIAL_WORKSPACE, WorkspaceSnapshot
 
 from harness import (
     FORGE_ROUTES,
-    INITIAL_WORKSPACE,
     Dock,
     ForgeRoute,
     GuaranteeViolation,
@@ -22,7 +22,6 @@ from harness import (
     Timeline,
     TutorialServer,
     Words,
-    WorkspaceSnapshot,
     guarantees,
     reload_page,
 )
@@ -59,7 +58,7 @@ assert all(len(name) == 80 and name == name.strip() for name in LONG_NAME.values
 def changed_page(open_tutorial_page: OpenTutorialPage) -> Page:
     """The r-15 page opened on CHANGED_WORKSPACE (renamed and archived) instead of the initial
     workspace, so that a reset that should not happen would be seen."""
-    return open_tutorial_page(workspace=CHANGED_WORKSPACE)
+    return open_tutorial_page(state=CHANGED_WORKSPACE)
 
 
 def rename(locale: str, name: str) -> str:

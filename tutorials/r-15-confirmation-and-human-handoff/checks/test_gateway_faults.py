@@ -15,9 +15,9 @@ from collections.abc import Callable
 
 import pytest
 from playwright.sync_api import Locator, Page, expect
+from workspace_state import INITIAL_WORKSPACE
 
 from harness import (
-    INITIAL_WORKSPACE,
     Answer,
     Behaviour,
     Dock,

@@ -12,9 +12,9 @@ from typing import TYPE_CHECKING
 
 import pytest
 from playwright.sync_api import APIResponse, Page, Route, expect
+from workspace_state import PUBLISH_CODE
 
 from harness import (
-    PUBLISH_CODE,
     Dock,
     Mark,
     ModelHandle,

@@ -8,19 +8,9 @@ from typing import TYPE_CHECKING
 
 import pytest
 from playwright.sync_api import Page, expect
+from workspace_state import INITIAL_WORKSPACE, PUBLISH_CODE, WorkspaceSnapshot
 
-from harness import (
-    INITIAL_WORKSPACE,
-    PUBLISH_CODE,
-    Dock,
-    OpenTutorialPage,
-    Say,
-    Timeline,
-    TutorialServer,
-    Words,
-    WorkspaceSnapshot,
-    guarantees,
-)
+from harness import Dock, OpenTutorialPage, Say, Timeline, TutorialServer, Words, guarantees
 
 if TYPE_CHECKING:  # the checks' conftest.py; pytest imports it, tests only name its types
     from conftest import Workspace
@@ -59,7 +49,7 @@ POST_PUBLISH = """async (code) => {
 @pytest.fixture
 def changed_page(open_tutorial_page: OpenTutorialPage) -> Page:
     """The r-15 page opened on CHANGED_EVERYWHERE: renamed, archived and published."""
-    return open_tutorial_page(workspace=CHANGED_EVERYWHERE)
+    return open_tutorial_page(state=CHANGED_EVERYWHERE)
 
 
 def start_publish_handoff(dock: Dock, say: Say) -> None:

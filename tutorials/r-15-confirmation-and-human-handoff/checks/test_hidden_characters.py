@@ -10,9 +10,9 @@ import re
 
 import pytest
 from playwright.sync_api import Page, expect
+from workspace_state import INITIAL_WORKSPACE
 
 from harness import (
-    INITIAL_WORKSPACE,
     Dock,
     GuaranteeViolation,
     ModelHandle,

@@ -14,9 +14,9 @@ from typing import Any
 
 import pytest
 from playwright.sync_api import Locator, Page, expect
+from workspace_state import INITIAL_WORKSPACE
 
 from harness import (
-    INITIAL_WORKSPACE,
     Dock,
     Mark,
     ModelHandle,

@@ -19,10 +19,9 @@ from typing import Any
 
 import pytest
 from playwright.sync_api import Page, expect
+from workspace_state import INITIAL_WORKSPACE, PUBLISH_CODE, WorkspaceSnapshot
 
 from harness import (
-    INITIAL_WORKSPACE,
-    PUBLISH_CODE,
     Dock,
     Mark,
     ModelHandle,
@@ -32,7 +31,6 @@ from harness import (
     Timeline,
     TutorialServer,
     Words,
-    WorkspaceSnapshot,
     calling,
     guarantees,
     tool_call,
@@ -181,7 +179,7 @@ def test_r15_unavailable_action_is_rejected_before_any_prompt(
     words: Words, tutorial_server: TutorialServer, say: Say, workspace: WorkspaceSnapshot,
     action: str, arguments: dict[str, Any], code: str,
 ) -> None:
-    page = open_tutorial_page(workspace=workspace)
+    page = open_tutorial_page(state=workspace)
     expect(page.locator(f"[data-pling-target='{action}']")).to_be_disabled()
 
     before = make_the_call(model, dock, timeline, say, action=action, arguments=arguments)

@@ -12,9 +12,9 @@ import json
 from typing import Any
 
 import pytest
+from workspace_state import INITIAL_WORKSPACE
 
 from harness import (
-    INITIAL_WORKSPACE,
     Dock,
     GuaranteeViolation,
     ModelHandle,
@@ -147,7 +147,7 @@ def test_r15_projection_keeps_actions_whose_buttons_are_disabled(
     locale: str,
 ) -> None:
     # Archived and published: the page disables Archive, Publish and the code field.
-    page = open_tutorial_page(workspace=INITIAL_WORKSPACE.model_copy(
+    page = open_tutorial_page(state=INITIAL_WORKSPACE.model_copy(
         update={"archived": True, "published": True}))
     for testid in ("workspace-archive", "workspace-publish"):
         if page.get_by_test_id(testid).is_enabled():
