@@ -116,7 +116,8 @@ def test_state_unchanged_fails_when_the_server_state_changed(
     tutorial_page: Page, timeline: Timeline, tutorial_server: TutorialServer
 ) -> None:
     before = timeline.mark()
-    tutorial_server.state.archive()
+    now = tutorial_server.state.snapshot()
+    tutorial_server.state.replace(now.model_copy(update={"archived": True}))
 
     with pytest.raises(GuaranteeViolation, match="server state changed"):
         guarantees.state_unchanged(timeline, since=before)

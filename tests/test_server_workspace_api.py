@@ -112,7 +112,7 @@ def test_rename_name_with_odd_space_or_variation_selector_is_saved(
 def test_post_bad_body_is_refused_and_changes_nothing(
     client: httpx.Client, server: TutorialServer, path: str, content: bytes
 ) -> None:
-    server.state.rename("Before")
+    server.state.replace(INITIAL_WORKSPACE.model_copy(update={"name": "Before"}))
     before = server.state.snapshot()
 
     response = client.post(path, content=content, headers={"Content-Type": "application/json"})

@@ -15,7 +15,7 @@ two functions, typed by the `TutorialBackend` protocol:
     def make_state() -> StateStore:
         return StateStore(INITIAL)           # one per server instance
 
-    def routes(api: BusinessApi) -> list[BusinessRoute]:
+    def routes(api: BusinessApi[StateStore]) -> list[BusinessRoute]:
         store = api.state                    # the store make_state() returned
         return [api.read("/api/counter"),
                 api.change("/api/counter/add", AddBody,
@@ -38,7 +38,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
-from typing import Any, Literal, Protocol, TypeVar, cast
+from typing import Any, Generic, Literal, Protocol, TypeVar, cast
 
 from pydantic import BaseModel, ConfigDict
 from starlette.requests import Request
@@ -140,11 +140,14 @@ class BusinessRoute:
 Change = Callable[[BodyT], BusinessState]
 
 
-class BusinessApi:
-    """Builds a tutorial's routes over one server's state; every call is logged with the
-    state after it."""
+StoreT = TypeVar("StoreT", bound=BusinessStore)
 
-    def __init__(self, *, state: BusinessStore, log: ServerLog) -> None:
+
+class BusinessApi(Generic[StoreT]):
+    """Builds a tutorial's routes over one server's state (`state`: the store its
+    `make_state()` returned); every call is logged with the state after it."""
+
+    def __init__(self, *, state: StoreT, log: ServerLog) -> None:
         self.state = state
         self.log = log
 
@@ -203,7 +206,7 @@ class TutorialBackend(Protocol):
 
     def make_state(self) -> BusinessStore: ...
 
-    def routes(self, api: BusinessApi) -> Sequence[BusinessRoute]: ...
+    def routes(self, api: BusinessApi[Any]) -> Sequence[BusinessRoute]: ...
 
 
 class NoBackend:
@@ -212,7 +215,7 @@ class NoBackend:
     def make_state(self) -> BusinessStore:
         return StateStore(EmptyState())
 
-    def routes(self, api: BusinessApi) -> Sequence[BusinessRoute]:
+    def routes(self, api: BusinessApi[Any]) -> Sequence[BusinessRoute]:
         return []
 
 

@@ -21,7 +21,7 @@ class TestbedApi:
 
     __test__ = False  # not a pytest test class, despite the name
 
-    def __init__(self, *, business: BusinessApi, testbed: TestbedCalls) -> None:
+    def __init__(self, *, business: BusinessApi[Any], testbed: TestbedCalls) -> None:
         self.business = business
         self.testbed = testbed
 

@@ -105,9 +105,8 @@ def make_state() -> WorkspaceState:
     return WorkspaceState()
 
 
-def routes(api: BusinessApi) -> list[BusinessRoute]:
+def routes(api: BusinessApi[WorkspaceState]) -> list[BusinessRoute]:
     state = api.state
-    assert isinstance(state, WorkspaceState)
     return [
         api.read("/api/workspace"),
         api.change("/api/workspace/name", NameBody, lambda body: state.rename(body.name)),
