@@ -101,3 +101,12 @@ def test_mutate_on_the_new_tutorial_kills_every_mutant(
     out = capsys.readouterr().out
     assert code == 0, out
     assert "score: 4/4 mutants killed by the checks meant to catch them" in out
+
+
+@pytest.mark.parametrize("command", ["list", "dev", "check", "mutate"])
+def test_root_without_fixtures_and_tutorials_is_a_usage_error(
+    command: str, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+) -> None:
+    args = [command] if command == "list" else [command, NEW_SHORT_ID]
+    assert main([*args, "--root", str(tmp_path)]) == 2
+    assert f"--root {tmp_path} has no fixtures/ or tutorials/ folder" in capsys.readouterr().err
