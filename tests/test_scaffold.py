@@ -13,6 +13,7 @@ import pytest
 from harness.cli.main import main
 from harness.project.tutorials import load_tutorial
 from harness.scaffold.new import NewTutorial, ScaffoldError, scaffold
+from harness.server.runner import TutorialServer
 
 NEW_ID, NEW_SHORT_ID = "r-90-refunds", "r-90"
 PROJECT = Path(__file__).resolve().parents[1]
@@ -91,6 +92,20 @@ def test_check_on_the_new_tutorial_is_green_in_both_locales(
     assert {t["locale"] for t in tests} == {"en", "zh"}
     assert all(f"tutorials/{NEW_ID}/checks/" in t["nodeid"] for t in tests), tests
     assert len(tests) == 8
+
+
+def test_check_on_the_new_tutorial_served_elsewhere_is_green(
+    scaffolded: Path, capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Its declarations (state and reset requests, presets, published rule) are enough for
+    external mode: the same checks pass against its page served by another server."""
+    with TutorialServer(tutorial=NEW_SHORT_ID, root=scaffolded) as served:
+        code = main(["check", NEW_SHORT_ID, "--root", str(scaffolded), "--base-url",
+                     served.url, "-p", "no:cacheprovider"])
+    out = capsys.readouterr().out
+    assert code == 0, out
+    assert f"Checked {served.url} (served elsewhere" in out
+    assert "4/4 guarantees proven in en, zh" in out
 
 
 @pytest.mark.mutation
