@@ -74,8 +74,8 @@ def gallery(pytestconfig: pytest.Config) -> Gallery:
 def open_tutorial_page(page: Page, timeline: Timeline, tutorial_server: ServedTutorial,
                        locale: str, gallery: Gallery,
                        request: pytest.FixtureRequest) -> OpenTutorialPage:
-    """A factory: ``open_tutorial_page(state={"archived": True})`` puts the server's business
-    state in that state (a `BusinessState`, or the fields to change from the state it has;
+    """A factory: ``open_tutorial_page(state={"archived": True})`` sets the server's business
+    state to `state` (a `BusinessState`, or the fields to change from the state it has;
     checked against the tutorial's `api.initial_state`; none given: as it is; a page served
     elsewhere gets it through the declared presets) and opens pytest-playwright's `page` on
     the tutorial in `locale`, exactly as `tutorial_page` does (probe, paused clock,

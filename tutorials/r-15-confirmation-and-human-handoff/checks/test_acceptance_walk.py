@@ -6,7 +6,15 @@ import pytest
 from playwright.sync_api import Page, expect
 from workspace_state import INITIAL_WORKSPACE, PUBLISH_CODE
 
-from harness import Dock, ModelHandle, Say, Timeline, TutorialServer, Words, guarantees
+from harness import (
+    Dock,
+    ModelHandle,
+    Say,
+    Timeline,
+    TutorialServer,
+    Words,
+    guarantees,
+)
 
 # The name the tutorial's "save" request (its user_requests) asks for.
 SAVED_NAME = "Acme"

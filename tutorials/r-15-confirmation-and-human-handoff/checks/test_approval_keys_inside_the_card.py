@@ -10,7 +10,14 @@ import pytest
 from playwright.sync_api import Page
 from workspace_state import INITIAL_WORKSPACE
 
-from harness import Dock, GuaranteeViolation, Say, Timeline, TutorialServer, guarantees
+from harness import (
+    Dock,
+    GuaranteeViolation,
+    Say,
+    Timeline,
+    TutorialServer,
+    guarantees,
+)
 
 GUARANTEE = "approval-only-by-click"
 SAVE = "save_workspace_name"

@@ -10,7 +10,15 @@ import pytest
 from playwright.sync_api import Page, expect
 from workspace_state import INITIAL_WORKSPACE, PUBLISH_CODE, WorkspaceSnapshot
 
-from harness import Dock, OpenTutorialPage, Say, Timeline, TutorialServer, Words, guarantees
+from harness import (
+    Dock,
+    OpenTutorialPage,
+    Say,
+    Timeline,
+    TutorialServer,
+    Words,
+    guarantees,
+)
 
 if TYPE_CHECKING:  # the checks' conftest.py; pytest imports it, tests only name its types
     from conftest import Workspace

@@ -16,7 +16,14 @@ import pytest
 from playwright.sync_api import Page, expect
 from workspace_state import INITIAL_WORKSPACE
 
-from harness import Dock, ModelHandle, Say, StartNextTest, TutorialServer, reload_page
+from harness import (
+    Dock,
+    ModelHandle,
+    Say,
+    StartNextTest,
+    TutorialServer,
+    reload_page,
+)
 
 SAVE = "save_workspace_name"
 # What a page may keep in the browser; none of it may be there for the next test.
