@@ -34,8 +34,12 @@ def tutorial_named_by_path(path: Path) -> str | None:
 def tutorial_name(config: pytest.Config, path: Path | None, root: Path) -> str:
     """The id (or short id) of the tutorial a test at `path` checks (see the module)."""
     option = config.getoption(TUTORIAL_OPTION)
-    if option:
-        return str(option)
+    return str(option) if option else default_tutorial_name(path, root)
+
+
+def default_tutorial_name(path: Path | None, root: Path) -> str:
+    """Without --pling-tutorial: the tutorial whose checks folder holds `path`, else the
+    only tutorial under `root`; else a UsageError naming the option."""
     named = tutorial_named_by_path(path) if path is not None else None
     if named is not None:
         return named
