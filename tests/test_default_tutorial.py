@@ -1,4 +1,5 @@
-"""The tutorial a test checks when it does not say: the plugin derives it, naming none."""
+"""The tutorial a test checks when it does not say (no --pling-tutorial): the plugin derives
+it, naming none (harness/plugin/tutorial_choice.py; through pytest: test_tutorial_choice.py)."""
 
 from __future__ import annotations
 
@@ -6,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from harness.plugin.tutorial_fixtures import default_tutorial_id
+from harness.plugin.tutorial_choice import default_tutorial_name
 from harness.project.paths import PROJECT_ROOT, TUTORIALS_DIR_NAME
-from harness.project.tutorials import TutorialError, list_tutorials
+from harness.project.tutorials import list_tutorials
 
 R15_FOLDER = PROJECT_ROOT / TUTORIALS_DIR_NAME / "r-15-confirmation-and-human-handoff"
 
@@ -18,13 +19,13 @@ def test_a_check_belongs_to_the_tutorial_whose_folder_holds_it(tmp_path: Path) -
     check = R15_FOLDER / "checks" / "test_handoff.py"
 
     # The root is another folder (the mutation runner's copy): the folder name decides.
-    assert default_tutorial_id(check, tmp_path) == R15_FOLDER.name
+    assert default_tutorial_name(check, tmp_path) == R15_FOLDER.name
 
 
 def test_a_test_elsewhere_gets_the_only_tutorial_under_the_root(tmp_path: Path) -> None:
     assert [t.id for t in list_tutorials(PROJECT_ROOT)] == [R15_FOLDER.name]
 
-    assert default_tutorial_id(tmp_path / "test_x.py", PROJECT_ROOT) == R15_FOLDER.name
+    assert default_tutorial_name(tmp_path / "test_x.py", PROJECT_ROOT) == R15_FOLDER.name
 
 
 def test_two_tutorials_and_a_test_in_neither_is_an_error(tmp_path: Path) -> None:
@@ -36,5 +37,6 @@ def test_two_tutorials_and_a_test_in_neither_is_an_error(tmp_path: Path) -> None
         text = text.replace(f'"{R15_FOLDER.name}"', f'"{name}"').replace('"r-15"', f'"{name}"')
         (folder / "tutorial.json").write_text(text, encoding="utf-8")
 
-    with pytest.raises(TutorialError, match=r"holds 2 tutorials \(first, second\); override"):
-        default_tutorial_id(tmp_path / "test_x.py", tmp_path)
+    with pytest.raises(pytest.UsageError, match=r"holds 2 tutorials \(first, second\); say "
+                                                r"which with --pling-tutorial"):
+        default_tutorial_name(tmp_path / "test_x.py", tmp_path)

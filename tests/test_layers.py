@@ -2,9 +2,9 @@
 
 The folder tree is the architecture (README): project files → server (its model first) →
 browser → evidence → plugin → mutation (the mutation runner, its Stryker run and the pytest
-plugin only it loads) → cli. A module may import its own layer or one below it, type-only
-imports included; `harness/__init__.py` (the check author's API) sits on top. A sub-package
-listed in LAYERS is a layer of its own, below its parent.
+plugin only it loads) → scaffold (`new` and its templates) → cli. A module may import its own
+layer or one below it, type-only imports included; `harness/__init__.py` (the check author's
+API) sits on top. A sub-package listed in LAYERS is a layer of its own, below its parent.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from harness.project.paths import PROJECT_ROOT
 
 PACKAGE = PROJECT_ROOT / "harness"
 LAYERS = ("project", "server.model", "server", "browser", "evidence", "plugin", "mutation",
-          "cli")
+          "scaffold", "cli")
 
 
 def module_name(path: Path) -> str:

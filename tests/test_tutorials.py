@@ -67,6 +67,7 @@ def test_load_tutorial_unknown_name_raises_with_the_fix() -> None:
         ({"fixture": "../../etc"}, "fixture"),
         ({"debug": True}, "debug"),
         ({"default_locale": "fr"}, "default_locale"),
+        ({"locales": ["en", "fr"], "default_locale": "en"}, "locales ['fr'] are in no language"),
         ({"user_requests": {"archive": {"en": "archive it"}}}, "user_requests.archive"),
         ({"user_requests": {"archive": {"en": "archive it", "zh": " "}}}, "user_requests"),
         ({"user_requests": {"archive": {"en": "a", "zh": "b", "fr": "c"}}}, "user_requests"),

@@ -12,13 +12,13 @@ failed checks:
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 
 import httpx
 from playwright.sync_api import Browser, Route, sync_playwright
 from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
+from pydantic import BaseModel, ConfigDict, ValidationError
 
 from harness.browser.chromium import QUIET_NETWORK_ARGS, find_chromium
 from harness.browser.pages import READY_TIMEOUT_MS, expect_ready, wait_until_ready
@@ -36,11 +36,40 @@ from harness.server.external import (
 TESTBED_MARK = 'data-testid="testbed"'
 
 
-@dataclass(frozen=True, kw_only=True)
-class TargetFacts:
+class TargetFacts(BaseModel):
     """What the preflight learnt about the target."""
 
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
     serves_testbed: bool
+
+
+class CheckedTarget(BaseModel):
+    """A target checked by one process (`pling-tutorial check --base-url`), handed to the
+    pytest run it starts (an environment variable) so that run does not check it again."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    base_url: str
+    tutorial: str
+    facts: TargetFacts
+
+    def encode(self) -> str:
+        return self.model_dump_json()
+
+    @classmethod
+    def decode(cls, text: str | None, *, base_url: str, tutorial: str) -> TargetFacts | None:
+        """The facts if `text` says this very target and tutorial were checked, else None
+        (absent, unreadable, or another target: check it here)."""
+        if not text:
+            return None
+        try:
+            checked = cls.model_validate_json(text)
+        except ValidationError:
+            return None
+        if (checked.base_url, checked.tutorial) != (base_url, tutorial):
+            return None
+        return checked.facts
 
 
 def check_over_http(base_url: str, tutorial: Tutorial) -> TargetFacts:

@@ -13,8 +13,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from types import FrameType
 
-from harness.plugin.external import CHECKED_IN_BROWSER_ENV
+from harness.plugin.external import CHECKED_TARGET_ENV
 from harness.plugin.report import Outcome, SuiteReport
+from harness.plugin.tutorial_choice import TUTORIAL_OPTION
 from harness.project.paths import PROJECT_ROOT, TUTORIALS_DIR_NAME
 
 OUTCOME_LABEL: dict[Outcome, str] = {
@@ -30,6 +31,9 @@ OUTCOME_LABEL: dict[Outcome, str] = {
 STOP_GRACE_S = 60.0
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
 JSON_REPORT_FLAG = "--pling-report"
+# The project's pytest settings (strict markers, warnings as errors, import mode) hold for a
+# tutorial kept outside the project too (`check --root DIR`).
+PYTEST_CONFIG_FILE = PROJECT_ROOT / "pyproject.toml"
 
 
 def checks_dir(tutorial_dir_name: str, root: Path = PROJECT_ROOT) -> Path:
@@ -38,11 +42,15 @@ def checks_dir(tutorial_dir_name: str, root: Path = PROJECT_ROOT) -> Path:
 
 def pytest_command(
     tutorial_dir_name: str, *, locale: str | None, report: Path, pytest_args: Sequence[str],
-    html_report: Path | None = None, base_url: str | None = None,
+    html_report: Path | None = None, base_url: str | None = None, root: Path = PROJECT_ROOT,
 ) -> list[str]:
-    """The child pytest run; artifact and junit flags ride along in `pytest_args` untouched."""
-    command = [sys.executable, "-m", "pytest", str(checks_dir(tutorial_dir_name)),
-               "--rootdir", str(PROJECT_ROOT), "--pling-report", str(report)]
+    """The child pytest run, told the tutorial and root it checks (so the plugin serves the
+    same one); artifact and junit flags ride along in `pytest_args` untouched."""
+    command = [sys.executable, "-m", "pytest", str(checks_dir(tutorial_dir_name, root)),
+               "-c", str(PYTEST_CONFIG_FILE), "--rootdir", str(root),
+               TUTORIAL_OPTION, tutorial_dir_name, "--pling-report", str(report)]
+    if root != PROJECT_ROOT:
+        command += ["--pling-root", str(root)]
     if locale is not None:
         command += ["--pling-locale", locale]
     if base_url is not None:
@@ -148,22 +156,25 @@ def run_check(
     pytest_args: Sequence[str],
     html_report: Path | None = None,
     base_url: str | None = None,
+    checked_target: str | None = None,
+    root: Path = PROJECT_ROOT,
 ) -> int:
     """Run the suite with live output, then print the summary; pytest's exit code is ours,
     but 128 + the signal's number (130, 143) for a run stopped by SIGINT or SIGTERM.
     With `html_report` (a folder, made absolute by the caller) the run also writes the
-    HTML report there. With `base_url` the suite checks the page served there (the caller
-    has checked it can be: the run does not open it again for that)."""
+    HTML report there. With `base_url` the suite checks the page served there; the caller
+    has checked it can be, and `checked_target` is what it found (`CHECKED_TARGET_ENV`), so
+    the run does not check it again. `root` holds the tutorial's fixtures/ and tutorials/."""
     with tempfile.TemporaryDirectory(prefix="pling-check-") as scratch:
         # The JSON report is read from where the user asked for it, else from scratch.
         asked, pytest_args = take_json_report(pytest_args)
         report_path = asked or Path(scratch) / "report.json"
         command = pytest_command(tutorial_dir_name, locale=only_locale, report=report_path,
                                  pytest_args=pytest_args, html_report=html_report,
-                                 base_url=base_url)
+                                 base_url=base_url, root=root)
         environ = dict(os.environ)
-        if base_url is not None:
-            environ[CHECKED_IN_BROWSER_ENV] = base_url
+        if checked_target is not None:
+            environ[CHECKED_TARGET_ENV] = checked_target
         exit_code, stopped_by = run_pytest(command, environ=environ)
         if stopped_by is not None:
             # The shell's convention for "ended by this signal"; never 0, never a usage error.

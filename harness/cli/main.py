@@ -15,7 +15,7 @@ from typing import TypeAlias
 import pytest
 
 from harness.browser.chromium import ChromiumNotFound
-from harness.browser.preflight import check_target
+from harness.browser.preflight import CheckedTarget, check_target
 from harness.browser.remote import BrowserServer, BrowserServerError
 from harness.cli.check import checks_dir, run_check
 from harness.cli.merge import MergeError, run_merge
@@ -43,7 +43,15 @@ from harness.mutation.stryker.plan import PlanError
 from harness.mutation.stryker.report import ReportError
 from harness.mutation.stryker.run import ToolchainError
 from harness.plugin.shards import DURATIONS_FILE_NAME, SHARD_OPTION, parse_shard
+from harness.project.paths import FIXTURES_DIR_NAME, PROJECT_ROOT, TUTORIALS_DIR_NAME
 from harness.project.tutorials import Tutorial, TutorialError, list_tutorials, load_tutorial
+from harness.scaffold.new import (
+    DEFAULT_TITLE_EN,
+    DEFAULT_TITLE_ZH,
+    NewTutorial,
+    ScaffoldError,
+    scaffold,
+)
 from harness.server.external import TargetError
 from harness.server.model.config import ProviderConfigError
 from harness.server.runner import PortInUse, ServerStartError, TutorialServer
@@ -78,11 +86,31 @@ def offered_locale(tutorial: Tutorial, locale: str) -> str:
     return locale
 
 
+def tutorial_root(args: argparse.Namespace) -> Path:
+    """`--root DIR` (a folder with fixtures/ and tutorials/), else the project root."""
+    if getattr(args, "root", None) is None:
+        return PROJECT_ROOT
+    root = Path(args.root).resolve()
+    missing = [name for name in (FIXTURES_DIR_NAME, TUTORIALS_DIR_NAME)
+               if not (root / name).is_dir()]
+    if missing:
+        raise UsageError(f"--root {root} has no {' or '.join(n + '/' for n in missing)} "
+                         f"folder; point it at a folder made by `{PROGRAM} new --root DIR` or "
+                         "the project root")
+    return root
+
+
+def add_root_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--root", metavar="DIR",
+                        help="the folder whose fixtures/ and tutorials/ hold the tutorial "
+                        "(default: the project root), e.g. one made by `new --root DIR`")
+
+
 # --- list --------------------------------------------------------------------------
 
 
 def run_list(args: argparse.Namespace) -> int:
-    tutorials = list_tutorials()
+    tutorials = list_tutorials(tutorial_root(args))
     width = max((len(t.id) for t in tutorials), default=0)
     short_width = max((len(t.short_id) for t in tutorials), default=0)
     for tutorial in tutorials:
@@ -93,6 +121,7 @@ def run_list(args: argparse.Namespace) -> int:
 
 def add_list_command(subparsers: SubParsers) -> None:
     parser = subparsers.add_parser("list", help="list the tutorials (id, short id, titles)")
+    add_root_option(parser)
     parser.set_defaults(handler=run_list)
 
 
@@ -100,13 +129,14 @@ def add_list_command(subparsers: SubParsers) -> None:
 
 
 def run_dev(args: argparse.Namespace) -> int:
-    tutorial = load_tutorial(args.tutorial)
+    root = tutorial_root(args)
+    tutorial = load_tutorial(args.tutorial, root)
     locale = offered_locale(tutorial, args.locale or tutorial.default_locale)
     port = tutorial.port if args.port is None else args.port
     if args.page != "ours":
         return run_dev_react(tutorial, mode=args.page, locale=locale, port=port)
     # No caching: you edit the files while they are served.
-    server = TutorialServer(tutorial=tutorial, port=port, static_cache=NO_STORE)
+    server = TutorialServer(tutorial=tutorial, port=port, static_cache=NO_STORE, root=root)
     with server:
         # The prints are inside the try: a Ctrl-C that comes as soon as the address is out
         # (a script reads it and stops the server) still ends in a clean stop.
@@ -179,6 +209,7 @@ def add_dev_command(subparsers: SubParsers) -> None:
                         "React page under Vite's dev server) or react-build (Vite's production "
                         "build of it, served by vite preview); the React page's API is this "
                         "fixture server's, behind Vite's proxy")
+    add_root_option(parser)
     parser.set_defaults(handler=run_dev)
 
 
@@ -186,24 +217,30 @@ def add_dev_command(subparsers: SubParsers) -> None:
 
 
 def run_check_command(args: argparse.Namespace) -> int:
-    tutorial = load_tutorial(args.tutorial)
+    root = tutorial_root(args)
+    tutorial = load_tutorial(args.tutorial, root)
     if args.locale is not None:
         offered_locale(tutorial, args.locale)
     # The checks run from the project root; the report goes where the user's path points.
     html_report = Path(args.report).resolve() if args.report else None
     base_url = args.base_url.rstrip("/") if args.base_url else None
+    checked: str | None = None
     if base_url is not None:
-        # A page that cannot be checked is one line and exit 2, before any check runs.
+        # A page that cannot be checked is one line and exit 2, before any check runs; the
+        # run is told what was found, so it checks the page no second time.
         try:
-            check_target(base_url, tutorial)
+            facts = check_target(base_url, tutorial)
         except ChromiumNotFound as error:
             raise UsageError(str(error)) from None
+        checked = CheckedTarget(base_url=base_url, tutorial=tutorial.id, facts=facts).encode()
     return run_check(tutorial.id, locales=tutorial.locales, only_locale=args.locale,
-                     pytest_args=[*plugin_args(args, tutorial), *args.pytest_args],
-                     html_report=html_report, base_url=base_url)
+                     pytest_args=[*plugin_args(args, tutorial, root), *args.pytest_args],
+                     html_report=html_report, base_url=base_url, checked_target=checked,
+                     root=root)
 
 
-def plugin_args(args: argparse.Namespace, tutorial: Tutorial) -> list[str]:
+def plugin_args(args: argparse.Namespace, tutorial: Tutorial,
+                root: Path = PROJECT_ROOT) -> list[str]:
     """What --shard, --store-durations and --connect ask of the child pytest run."""
     extra: list[str] = []
     if args.shard is not None:
@@ -213,7 +250,7 @@ def plugin_args(args: argparse.Namespace, tutorial: Tutorial) -> list[str]:
             raise UsageError("--store-durations records the whole suite's durations; run it "
                              "without --shard")
         extra += ["--store-durations", "--durations-path",
-                  str(checks_dir(tutorial.id) / DURATIONS_FILE_NAME)]
+                  str(checks_dir(tutorial.id, root) / DURATIONS_FILE_NAME)]
     if args.connect is not None:
         extra += ["--pling-connect", args.connect]
     return extra
@@ -263,6 +300,7 @@ def add_check_command(subparsers: SubParsers) -> None:
         help="run the checks in a browser served by another process or machine (Playwright's "
         "browser server, e.g. from `pling-tutorial browser-server`); the harness's own "
         "servers on 127.0.0.1 are reached through the connection")
+    add_root_option(parser)
     parser.set_defaults(handler=run_check_command, accepts_pytest_args=True)
 
 
@@ -339,7 +377,8 @@ def add_merge_command(subparsers: SubParsers) -> None:
 
 
 def run_mutate(args: argparse.Namespace) -> int:
-    tutorial = load_tutorial(args.tutorial)
+    root = tutorial_root(args)
+    tutorial = load_tutorial(args.tutorial, root)
     if args.generated:
         return run_mutate_generated(args, tutorial)
     if args.group or args.force:
@@ -347,7 +386,7 @@ def run_mutate(args: argparse.Namespace) -> int:
     if args.page == "react" and not (args.external or args.list):
         raise UsageError("--page react goes with --external (the React page is served by "
                          "Vite in a dev process of its own)")
-    catalogue = for_page(load_catalogue(catalogue_path(tutorial.id)), args.page)
+    catalogue = for_page(load_catalogue(catalogue_path(tutorial.id, root)), args.page)
     if args.only:
         unknown = sorted(set(args.only) - {m.name for m in catalogue.mutants})
         if unknown:
@@ -362,8 +401,8 @@ def run_mutate(args: argparse.Namespace) -> int:
         for mutant in catalogue.mutants:
             print(f"{mutant.name}  ({', '.join(mutant.expected)})")
         return 0
-    invocation = SuiteInvocation(tutorial_id=tutorial.id, focused=args.focused,
-                                 external=args.external, page=args.page)
+    invocation = SuiteInvocation(tutorial_id=tutorial.id, source_root=root,
+                                 focused=args.focused, external=args.external, page=args.page)
     # SIGINT/SIGTERM reach every check suite and dev server the run started (children.py).
     try:
         with children.passing_on_stop_signals():
@@ -399,6 +438,8 @@ def run_mutants(args: argparse.Namespace, tutorial: Tutorial, catalogue: Catalog
 
 def run_mutate_generated(args: argparse.Namespace, tutorial: Tutorial) -> int:
     """StrykerJS's machine-made mutants of the runtime instead of the hand-written catalogue."""
+    if args.root is not None:
+        raise UsageError("--generated mutates the project's own runtime; drop --root")
     clashing = [flag for flag, given in (("--only", args.only), ("--list", args.list),
                                          ("--focused", args.focused),
                                          ("--verbose", args.verbose),
@@ -474,7 +515,53 @@ def add_mutate_command(subparsers: SubParsers) -> None:
                         "the summary still counts every group's latest report)")
     parser.add_argument("--force", action="store_true",
                         help="with --generated: test every mutant again, not only what changed")
+    add_root_option(parser)
     parser.set_defaults(handler=run_mutate)
+
+
+# --- new ---------------------------------------------------------------------------
+
+
+def run_new(args: argparse.Namespace) -> int:
+    root = Path(args.root).resolve() if args.root else PROJECT_ROOT
+    spec = NewTutorial(id=args.tutorial, short_id=args.short_id or args.tutorial,
+                       title_en=args.title_en, title_zh=args.title_zh, port=args.port)
+    written = scaffold(spec, root)
+    tutorial = load_tutorial(spec.id, root)
+    where = f" --root {root}" if root != PROJECT_ROOT else ""
+    print(f"Wrote {tutorial.id} ({len(written)} files and folders) under {root}:")
+    for path in written:
+        print(f"  {path.relative_to(root)}")
+    print(f"Serve it:  {PROGRAM} dev {tutorial.short_id}{where}")
+    print(f"Check it:  {PROGRAM} check {tutorial.short_id}{where}")
+    print(f"Mutate it: {PROGRAM} mutate {tutorial.short_id}{where}")
+    return 0
+
+
+def add_new_command(subparsers: SubParsers) -> None:
+    parser = subparsers.add_parser(
+        "new", help="write a new tutorial that passes its own check and mutate",
+        description="Write a new tutorial from the harness's templates (docs/adding-a-"
+        "tutorial.md): its page on the reference runtime, copy in en and zh, model rules, "
+        "tutorial.json and texts, a backend (a support ticket whose refund needs approval and "
+        "whose closing is the human's step), checks and a mutant catalogue. It passes "
+        "`check` and `mutate` as written; change it from there.",
+    )
+    parser.add_argument("tutorial", help="the new tutorial's id, e.g. r-16-refunds (its folder "
+                        "names under fixtures/ and tutorials/)")
+    parser.add_argument("--short-id", help="its short id, e.g. r-16 (default: the id)")
+    parser.add_argument("--title-en", default=DEFAULT_TITLE_EN,
+                        help=f"its English title (default: {DEFAULT_TITLE_EN!r})")
+    parser.add_argument("--title-zh", default=DEFAULT_TITLE_ZH,
+                        help=f"its Chinese title (default: {DEFAULT_TITLE_ZH!r})")
+    parser.add_argument("--port", type=port_number,
+                        help="the port `dev` serves it on (default: one above the highest "
+                        "tutorial port under the root)")
+    parser.add_argument("--root", metavar="DIR",
+                        help="write it under DIR/fixtures and DIR/tutorials (made if missing; "
+                        "the reference runtime is copied in if DIR has none) instead of the "
+                        "project; then pass --root DIR to dev, check and mutate")
+    parser.set_defaults(handler=run_new)
 
 
 # --- dispatch ----------------------------------------------------------------------
@@ -487,6 +574,7 @@ COMMANDS: tuple[Callable[[SubParsers], None], ...] = (
     add_merge_command,
     add_browser_server_command,
     add_mutate_command,
+    add_new_command,
 )
 
 
@@ -515,7 +603,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return handler(args)
     except (UsageError, TutorialError, PortInUse, ProviderConfigError, CatalogueError,
-            PlanError, ToolchainError, TargetError, ReactPageError) as error:
+            PlanError, ToolchainError, TargetError, ReactPageError, ScaffoldError) as error:
         return fail(str(error))
     except (ServerStartError, ReportError) as error:
         print(f"{PROGRAM}: error: {error}", file=sys.stderr)

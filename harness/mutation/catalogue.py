@@ -22,6 +22,9 @@ MUTABLE_PREFIXES = (
 # Copied into every mutant's root (the harness too, so a server mutant is what gets imported);
 # check suites and caches stay behind.
 COPIED_TOP_DIRS = (FIXTURES_DIR_NAME, TUTORIALS_DIR_NAME, "harness")
+# A tutorial kept outside the project (`--root DIR`) has no harness/ of its own: its copy
+# takes the project's, which runs the checks (harness/mutation/launch.py).
+HARNESS_DIR_NAME = "harness"
 # A React page's installed packages and build output stay behind too: node_modules is linked
 # into the copy instead (`link_installed_packages`), and each copy builds its own.
 _IGNORED_NAMES = shutil.ignore_patterns("__pycache__", "checks", "*.pyc", "node_modules", "dist",
@@ -177,7 +180,10 @@ def materialise(mutant: Mutant | None, *, source_root: Path, dest_root: Path) ->
     The source tree is only read: mutants never touch the real files.
     """
     for top in COPIED_TOP_DIRS:
-        shutil.copytree(source_root / top, dest_root / top, ignore=copy_ignore)
+        source = source_root / top
+        if top == HARNESS_DIR_NAME and not source.is_dir():
+            source = PROJECT_ROOT / HARNESS_DIR_NAME
+        shutil.copytree(source, dest_root / top, ignore=copy_ignore)
     link_installed_packages(source_root, dest_root)
     if mutant is not None:
         check_fresh(mutant, source_root)

@@ -16,6 +16,7 @@ from harness.mutation import children, run_plugin
 from harness.mutation.catalogue import Catalogue, Mutant, StaleMutant, check_fresh, materialise
 from harness.mutation.served import ServedCopy
 from harness.plugin.report import SuiteReport, TestRecord
+from harness.plugin.tutorial_choice import TUTORIAL_OPTION
 from harness.project.paths import PROJECT_ROOT, TUTORIALS_DIR_NAME
 
 # "n/a": run externally (`--external`), every check of the mutant's guarantees was n/a there.
@@ -98,6 +99,10 @@ def judge(mutant: Mutant, report: SuiteReport) -> MutantResult:
     return MutantResult(mutant=mutant, verdict="survived", detail="every check passed")
 
 
+# Runs pytest with `harness` imported from the copy it sits in (a mutant's copy holds one).
+LAUNCHER = Path("harness") / "mutation" / "launch.py"
+
+
 @dataclass(frozen=True, kw_only=True)
 class SuiteInvocation:
     """How to run one tutorial's check suite as a child pytest process."""
@@ -123,11 +128,16 @@ class SuiteInvocation:
                 skip_guarantees: Sequence[str] = (), stop_at_first: bool = False,
                 base_url: str | None = None) -> list[str]:
         """pytest, importing `harness` from `served_root` (a mutant's copy holds one too)."""
-        launcher = served_root / "harness" / "mutation" / "launch.py"
+        launcher = served_root / LAUNCHER
+        if not launcher.is_file():  # a tutorial outside the project (--root): the project's
+            launcher = PROJECT_ROOT / LAUNCHER
         command = [
             sys.executable, str(launcher), str(self.checks_dir),
             *(str(self.source_root / path) for path in also_run),
+            # The project's pytest settings, also for a tutorial kept outside it (--root).
+            "-c", str(PROJECT_ROOT / "pyproject.toml"),
             "--rootdir", str(self.source_root),
+            TUTORIAL_OPTION, self.tutorial_id,
             "--pling-root", str(served_root),
             "--pling-report", str(report),
             "-p", "no:cacheprovider",
@@ -254,8 +264,11 @@ def collect_guarantees(invocation: SuiteInvocation,
         report_path = Path(scratch) / "report.json"
         command = invocation.command(served_root=invocation.source_root, report=report_path,
                                      locales=(), also_run=also_run)
-        children.run([*command, "--collect-only"], cwd=invocation.source_root, timeout=300)
+        completed = children.run([*command, "--collect-only"], cwd=invocation.source_root,
+                                 timeout=300)
         if not report_path.exists():
-            raise RuntimeError(f"collecting {invocation.checks_dir} wrote no report")
+            tail = (completed.stdout + completed.stderr).strip().splitlines()[-15:]
+            raise RuntimeError(f"collecting {invocation.checks_dir} wrote no report (exit "
+                               f"{completed.returncode}):\n" + "\n".join(tail))
         report = SuiteReport.read(report_path)
     return frozenset(g for test in report.tests for g in test.guarantees)

@@ -1,18 +1,19 @@
-"""Collection hooks of the pling plugin: every check runs once per locale, the guarantee
-filter (--pling-guarantee), and each test's locale and guarantees as user properties for the
-reports."""
+"""Collection hooks of the pling plugin: every check runs once per locale of its tutorial
+(tutorial_choice.py), the guarantee filter (--pling-guarantee), and each test's locale and
+guarantees as user properties for the reports."""
 
 from __future__ import annotations
 
 import pytest
 
-from harness.plugin.options import LOCALES
+from harness.plugin.options import pling_root
 from harness.plugin.report_writer import (
     GUARANTEE_PROPERTY,
     LOCALE_PROPERTY,
     guarantees_of,
     locale_of,
 )
+from harness.plugin.tutorial_choice import chosen_tutorial, run_locales
 
 
 # First, whatever order the entry points load in (`python -m pytest` puts the project's own
@@ -25,8 +26,9 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     if any("locale" in _argnames(marker) for marker in metafunc.definition.iter_markers(
             "parametrize")):
         return  # the test chose its locales itself
-    only = metafunc.config.getoption("--pling-locale")
-    metafunc.parametrize("locale", [only] if only else list(LOCALES), indirect=True)
+    config = metafunc.config
+    tutorial = chosen_tutorial(config, metafunc.definition.path, pling_root(config))
+    metafunc.parametrize("locale", run_locales(config, tutorial), indirect=True)
 
 
 def _argnames(marker: pytest.Mark) -> list[str]:

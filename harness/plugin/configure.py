@@ -13,9 +13,10 @@ from harness.plugin import external, interrupt, remote, shards
 from harness.plugin import overrides as pytest_overrides
 from harness.plugin.gallery import Gallery
 from harness.plugin.html_report import GALLERY_DIR_NAME
-from harness.plugin.options import LOCALES, pling_root
+from harness.plugin.options import pling_root
 from harness.plugin.report_writer import REPORT_PLUGIN_NAME, ReportWriter, clear_html_report
 from harness.plugin.stash_keys import GALLERY_KEY
+from harness.plugin.tutorial_choice import run_tutorial
 
 OVERRIDES_PLUGIN_NAME = "pling-overrides"
 # With --pling-html and no --output, pytest-playwright keeps its traces inside the report.
@@ -38,7 +39,11 @@ def pytest_configure(config: pytest.Config) -> None:
     if not config.pluginmanager.is_registered(remote):
         config.pluginmanager.register(remote, remote.PLUGIN_NAME)
     remote.endpoint_of(config)  # fail fast on a bad --pling-connect
-    pling_root(config)  # fail fast on a bad --pling-root
+    root = pling_root(config)  # fail fast on a bad --pling-root
+    # ... and on an unknown --pling-tutorial or a locale it does not offer; its locales
+    # order the reports' columns.
+    known = run_tutorial(config, root)
+    locales = known.locales if known is not None else ()
     if not hasattr(config, "workerinput") and not config.pluginmanager.has_plugin(
             interrupt.PLUGIN_NAME):
         # SIGINT/SIGTERM stop the run the way Ctrl-C does, reports kept (plugin/interrupt.py);
@@ -60,7 +65,7 @@ def pytest_configure(config: pytest.Config) -> None:
     if (report or html_folder) and not is_worker:
         config.pluginmanager.register(
             ReportWriter(json_path=Path(report) if report else None, html_folder=html_folder,
-                         locales=LOCALES, base_dir=config.invocation_params.dir),
+                         locales=locales, base_dir=config.invocation_params.dir),
             REPORT_PLUGIN_NAME)
 
 

@@ -29,7 +29,12 @@ import pytest
 from playwright.sync_api import Browser, BrowserContext
 
 from harness.browser.model_route import ModelRoute
-from harness.browser.preflight import TargetFacts, check_in_browser, check_over_http
+from harness.browser.preflight import (
+    CheckedTarget,
+    TargetFacts,
+    check_in_browser,
+    check_over_http,
+)
 from harness.evidence.sources import EXTERNAL_SOURCES, UndeclaredGuarantee, why_not_provable
 from harness.plugin.report import NOT_APPLICABLE_EXTERNAL
 from harness.plugin.report_writer import guarantees_of
@@ -38,9 +43,9 @@ from harness.server.external import TESTBED_PAGE_PATH, ExternalTarget, TargetErr
 from harness.server.runner import TutorialServer
 
 PLUGIN_NAME = "pling-external"
-# Set by `pling-tutorial check --base-url URL` to URL once it has checked the page in a
-# browser itself, so the run does not open it a second time for the same answer.
-CHECKED_IN_BROWSER_ENV = "PLING_TARGET_CHECKED"
+# Set by `pling-tutorial check --base-url URL` once it has checked the page (over HTTP and in
+# a browser) to what it found (`CheckedTarget`), so the run checks it no second time.
+CHECKED_TARGET_ENV = "PLING_TARGET_CHECKED"
 # Exit code for a target that cannot be checked at all (a usage error, like argparse's).
 EXIT_BAD_TARGET = 2
 _FACTS_KEY = pytest.StashKey[dict[str, TargetFacts]]()
@@ -131,13 +136,15 @@ def checked_target(request: pytest.FixtureRequest, base_url: str,
     the run (exit 2) with one line naming the URL and what is missing."""
     known = request.config.stash[_FACTS_KEY]
     if tutorial.id not in known:
-        try:
-            facts = check_over_http(base_url, tutorial)
-            if os.environ.get(CHECKED_IN_BROWSER_ENV) != base_url:
+        facts = CheckedTarget.decode(os.environ.get(CHECKED_TARGET_ENV), base_url=base_url,
+                                     tutorial=tutorial.id)
+        if facts is None:
+            try:
+                facts = check_over_http(base_url, tutorial)
                 browser: Browser = request.getfixturevalue("browser")
                 check_in_browser(browser, base_url, tutorial)
-        except TargetError as error:
-            pytest.exit(f"pling: {error}", returncode=EXIT_BAD_TARGET)
+            except TargetError as error:
+                pytest.exit(f"pling: {error}", returncode=EXIT_BAD_TARGET)
         known[tutorial.id] = facts
     return known[tutorial.id]
 

@@ -1,4 +1,5 @@
-"""The pling plugin's options, and the tutorial and locales they choose among.
+"""The pling plugin's options (the tutorial and locales they choose are read in
+tutorial_choice.py).
 
 `--pling-shard` and `--pling-connect` are declared by their own modules (shards.py,
 remote.py); `pling_root` reads and checks `--pling-root` for the fixtures and the hooks.
@@ -13,9 +14,8 @@ from pathlib import Path
 import pytest
 
 from harness.plugin import remote, shards
+from harness.plugin.tutorial_choice import LOCALE_OPTION, TUTORIAL_OPTION
 from harness.project.paths import FIXTURES_DIR_NAME, PROJECT_ROOT, TUTORIALS_DIR_NAME
-
-LOCALES = ("zh", "en")
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -26,8 +26,15 @@ def pytest_addoption(parser: pytest.Parser) -> None:
              "(default: the project root)",
     )
     group.addoption(
-        "--pling-locale", choices=LOCALES, default=None,
-        help="run the checks in this locale only (default: every locale)",
+        TUTORIAL_OPTION, metavar="ID", default=None,
+        help="the tutorial (id or short id) the checks run against; `pling-tutorial check "
+             "<tutorial>` passes it on (default: the one whose checks folder holds the test, "
+             "else the only tutorial under --pling-root)",
+    )
+    group.addoption(
+        LOCALE_OPTION, metavar="LOCALE", default=None,
+        help="run the checks in this locale only, one of the tutorial's `locales` "
+             "(default: every locale it offers)",
     )
     group.addoption(
         "--pling-guarantee", metavar="NAME", action="append", default=None,
@@ -53,7 +60,6 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     )
     shards.addoption(group)  # --pling-shard K/N (harness/plugin/shards.py)
     remote.addoption(group)  # --pling-connect WS_URL (harness/plugin/remote.py)
-
 
 
 def pling_root(config: pytest.Config) -> Path:

@@ -27,8 +27,9 @@ To serve differently (e.g. another model provider), override `tutorial_server` i
 test module with one from `start_tutorial_server(environ=...)`; `model`, `timeline` and
 the page fixtures follow it.
 
-Options: --pling-root DIR (what the server serves), --pling-locale zh|en (run one
-locale), --pling-report PATH (JSON: each test's locale, guarantees, outcome, failure),
+Options: --pling-root DIR (what the server serves), --pling-tutorial ID (which tutorial;
+default: the checks folder's, see tutorial_choice.py), --pling-locale LOCALE (run one of
+its locales), --pling-report PATH (JSON: each test's locale, guarantees, outcome, failure),
 --pling-html DIR (an HTML report with the guarantee table, each failure's timeline and
 trace, and a gallery of what the user saw in each locale; see `harness/plugin/html_report.py`).
 The `guarantee(name)` marker names the promise a test proves, for the summary of

@@ -7,42 +7,19 @@ from pathlib import Path
 
 import pytest
 
-from harness.plugin.options import LOCALES, pling_root
-from harness.project.paths import TUTORIALS_DIR_NAME
+from harness.plugin.options import pling_root
+from harness.plugin.tutorial_choice import tutorial_name
 from harness.project.texts import Say, Words
-from harness.project.tutorials import (
-    TUTORIAL_FILE_NAME,
-    Tutorial,
-    TutorialError,
-    list_tutorials,
-    load_tutorial,
-)
-
-
-def default_tutorial_id(test_path: Path, root: Path) -> str:
-    """The tutorial a test checks: the one whose folder holds the test file
-    (`tutorials/<id>/checks/`), else the only tutorial under `root`."""
-    for folder in test_path.parents:
-        if folder.parent.name == TUTORIALS_DIR_NAME and (folder / TUTORIAL_FILE_NAME).is_file():
-            return folder.name
-    tutorials = list_tutorials(root)
-    if len(tutorials) != 1:
-        known = ", ".join(t.short_id for t in tutorials) or "none"
-        raise TutorialError(
-            f"{test_path} is not in a tutorial's folder and {root / TUTORIALS_DIR_NAME} holds "
-            f"{len(tutorials)} tutorials ({known}); override the tutorial_id fixture")
-    return tutorials[0].id
+from harness.project.tutorials import Tutorial, TutorialError, load_tutorial
 
 
 @pytest.fixture
 def tutorial_id(request: pytest.FixtureRequest, tutorial_root: Path) -> str:
-    """Id (or short id) of the tutorial the server serves: the tutorial whose checks folder
-    holds the test, else the only one under `tutorial_root`. Override it in a test module:
-    ``@pytest.fixture def tutorial_id(): return "shop-orders"``."""
-    try:
-        return default_tutorial_id(request.path, tutorial_root)
-    except TutorialError as error:
-        pytest.fail(str(error), pytrace=False)
+    """Id (or short id) of the tutorial the server serves: --pling-tutorial ID, else the
+    tutorial whose `checks/` folder holds the test, else the only one under `tutorial_root`.
+    Overriding it in a module changes the page, not the locales the module runs in (those
+    come from the same choice, at collection): prefer --pling-tutorial."""
+    return tutorial_name(request.config, request.path, tutorial_root)
 
 
 @pytest.fixture
@@ -80,7 +57,11 @@ def say(tutorial: Tutorial, locale: str) -> Say:
 
 @pytest.fixture
 def locale(request: pytest.FixtureRequest) -> str:
-    """The page's locale, "zh" or "en". Every test that uses it runs once per locale
-    (only the one given with --pling-locale)."""
+    """The page's locale, one of the tutorial's `locales` (tutorial.json). Every test that
+    uses it runs once per locale, in their declared order (only the one --pling-locale
+    names); where a test chose none, the tutorial's `default_locale`."""
     param = getattr(request, "param", None)
-    return str(param) if param is not None else LOCALES[0]
+    if param is not None:
+        return str(param)
+    tutorial: Tutorial = request.getfixturevalue("tutorial")
+    return tutorial.default_locale

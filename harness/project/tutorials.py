@@ -23,6 +23,10 @@ STRYKER_PLAN_FILE_NAME = "stryker-plan.json"
 # Ids become folder names and URL parts, so they are kept to a safe alphabet.
 Slug = Annotated[str, Field(pattern=r"^[a-z0-9][a-z0-9-]*$", max_length=100)]
 Locale = Annotated[str, Field(pattern=r"^[a-z]{2}(-[A-Z]{2})?$")]
+# The languages the harness itself speaks: the scripted model's replies, the gateway's
+# messages, the framework's glossary and a tutorial's title are written in these. A tutorial
+# offers any of them, in any order (its first check locale and report column is its first).
+HARNESS_LANGUAGES = ("zh", "en")
 RequestName = Annotated[str, Field(pattern=r"^[a-z][a-z0-9_-]*$", max_length=50)]
 UserText = Annotated[str, Field(min_length=1, pattern=r"\S")]
 
@@ -67,6 +71,12 @@ class Tutorial(BaseModel):
             )
         if len(set(self.locales)) != len(self.locales):
             raise ValueError(f"locales {list(self.locales)} lists a locale twice")
+        unspoken = [loc for loc in self.locales if loc.split("-")[0] not in HARNESS_LANGUAGES]
+        if unspoken:
+            raise ValueError(
+                f"locales {unspoken} are in no language the harness speaks "
+                f"({', '.join(HARNESS_LANGUAGES)}: its model replies, gateway messages and "
+                "glossary); use those, or extend them first (docs/adding-a-tutorial.md, Limits)")
         try:
             self.contract  # noqa: B018 - the three declarations must agree
         except ValidationError as error:

@@ -1,0 +1,1 @@
+"""`pling-tutorial new`: a new tutorial, written from the templates in `templates/`."""
