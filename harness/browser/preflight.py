@@ -12,6 +12,7 @@ failed checks:
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 
 import httpx
