@@ -10,6 +10,7 @@ and the helpers checks use with them.
 from harness.browser.dock import FORGE_ROUTES, Dock, ForgeRoute
 from harness.browser.pages import open_page, reload_page
 from harness.browser.testbed import Testbed
+from harness.browser.testbed_scripts import TestbedScripts
 from harness.browser.timer import time_left
 from harness.evidence import guarantees
 from harness.evidence.guarantees import GuaranteeViolation
@@ -91,6 +92,7 @@ __all__ = [
     "StartTutorialServer",
     "Testbed",
     "TestbedCall",
+    "TestbedScripts",
     "Timeline",
     "ToolCallSeen",
     "ToolDefinition",

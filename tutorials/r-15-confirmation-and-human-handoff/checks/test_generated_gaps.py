@@ -57,15 +57,17 @@ call ids, test_hostile_model.py.)
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Any
 
 import pytest
-from playwright.sync_api import Locator, Page, expect
+from playwright.sync_api import Locator, expect
 
 from harness import (
     Dock,
     ModelHandle,
     Testbed,
+    TestbedScripts,
     Timeline,
     Words,
     calling,
@@ -83,6 +85,8 @@ DECLARATION: dict[str, Any] = {
                "required": ["note"], "additionalProperties": False},
 }
 ARGUMENTS = {"note": "x"}
+# Something the page does to its testbed actions.
+PageChange = Callable[[Testbed], None]
 
 
 def declare_guarded(testbed: Testbed) -> None:
@@ -94,18 +98,17 @@ def declare_guarded(testbed: Testbed) -> None:
 # What the user types; a `when_user` rule turns it into the call.
 GO_AHEAD = {"en": "go ahead", "zh": "开始吧"}
 GO_AHEAD_PATTERN = "go ahead|开始吧"
-# Page script run while the approval card is open, and the code the call must then get.
+# What the page does while the approval card is open, and the code the call must then get.
 CHANGES = [
-    pytest.param(f"() => {{ document.querySelector(\"{BUTTON}\").disabled = true; }}",
-                 "UNAVAILABLE", id="control-disabled"),
-    pytest.param(f"() => {{ document.querySelector(\"{BUTTON}\").remove(); }}",
-                 "UNAVAILABLE", id="control-removed"),
-    pytest.param(f"() => window.plingTestbed.setEnabled('{ACTION}', false)",
-                 "UNAVAILABLE", id="switched-off"),
-    pytest.param(f"() => window.plingTestbed.undeclare('{ACTION}')",
-                 "UNAVAILABLE", id="unregistered"),
-    pytest.param("() => window.plingTestbed.deactivateScope('editor')",
-                 "OUT_OF_SCOPE", id="scope-left"),
+    pytest.param(lambda testbed: testbed.disable_button(ACTION), "UNAVAILABLE",
+                 id="control-disabled"),
+    pytest.param(lambda testbed: testbed.remove_button(ACTION), "UNAVAILABLE",
+                 id="control-removed"),
+    pytest.param(lambda testbed: testbed.set_enabled(ACTION, False), "UNAVAILABLE",
+                 id="switched-off"),
+    pytest.param(lambda testbed: testbed.undeclare(ACTION), "UNAVAILABLE", id="unregistered"),
+    pytest.param(lambda testbed: testbed.deactivate_scope("editor"), "OUT_OF_SCOPE",
+                 id="scope-left"),
 ]
 
 
@@ -113,7 +116,7 @@ CHANGES = [
 @pytest.mark.parametrize(("change", "code"), CHANGES)
 def test_action_made_unavailable_while_its_card_is_open_runs_nothing_after_allow(
     testbed: Testbed, dock: Dock, timeline: Timeline, model: ModelHandle, locale: str,
-    change: str, code: str,
+    change: PageChange, code: str,
 ) -> None:
     declare_guarded(testbed)
     model.when_user(GO_AHEAD_PATTERN, ACTION, ARGUMENTS)
@@ -121,7 +124,7 @@ def test_action_made_unavailable_while_its_card_is_open_runs_nothing_after_allow
     dock.ask(GO_AHEAD[locale])
     expect(dock.approval).to_have_attribute("data-action", ACTION)
 
-    testbed.page.evaluate(change)
+    change(testbed)
     dock.approve()
 
     guarantees.model_received(timeline, action=ACTION, code=code, since=start,
@@ -132,13 +135,22 @@ def test_action_made_unavailable_while_its_card_is_open_runs_nothing_after_allow
     expect(dock.messages("notice").last).to_have_attribute("data-code", code)
 
 
-# Page script run before the call: the action must be available afterwards.
+def switched_off_and_on(testbed: Testbed) -> None:
+    """The page switches ACTION off, then on again."""
+    testbed.set_enabled(ACTION, False)
+    testbed.set_enabled(ACTION, True)
+
+
+def scope_activated_twice_deactivated_once(testbed: Testbed) -> None:
+    """The page activates the editor scope a second time and deactivates it once."""
+    testbed.activate_scope("editor")
+    testbed.deactivate_scope("editor")
+
+
+# What the page does before the call: the action must be available afterwards.
 RESTORING = [
-    pytest.param(f"() => {{ window.plingTestbed.setEnabled('{ACTION}', false);"
-                 f" window.plingTestbed.setEnabled('{ACTION}', true); }}",
-                 id="switched-off-and-on"),
-    pytest.param("() => { window.plingTestbed.activateScope('editor');"
-                 " window.plingTestbed.deactivateScope('editor'); }",
+    pytest.param(switched_off_and_on, id="switched-off-and-on"),
+    pytest.param(scope_activated_twice_deactivated_once,
                  id="scope-activated-twice-deactivated-once"),
 ]
 
@@ -146,10 +158,11 @@ RESTORING = [
 @pytest.mark.guarantee("rejected-before-prompt")
 @pytest.mark.parametrize("change", RESTORING)
 def test_action_whose_switches_were_undone_asks_and_runs_again(
-    testbed: Testbed, dock: Dock, timeline: Timeline, model: ModelHandle, locale: str, change: str,
+    testbed: Testbed, dock: Dock, timeline: Timeline, model: ModelHandle, locale: str,
+    change: PageChange,
 ) -> None:
     declare_guarded(testbed)
-    testbed.page.evaluate(change)
+    change(testbed)
     model.when_user(GO_AHEAD_PATTERN, ACTION, ARGUMENTS)
     start = timeline.mark()
     dock.ask(GO_AHEAD[locale])
@@ -252,70 +265,18 @@ def test_declaration_the_runtime_cannot_honour_never_becomes_a_callable_action(
     assert testbed.calls() == []
 
 
-# Page script helpers: a fresh button in the testbed's action list, and a call that reports
-# its exception (as text) instead of throwing.
-HELPERS = """
-  const button = (text) => {
-    const element = document.createElement("button");
-    element.textContent = text;
-    document.querySelector("[data-testid='testbed-actions']").append(element);
-    return element;
-  };
-  const refusal = (call) => {
-    try { call(); return null; } catch (error) { return String(error); }
-  };
-  const registry = window.plingTestbed.registry;
-"""
-# Page script: `tool()` called the way a page calls it, with declarations the testbed's own
-# `declare()` cannot write (not an object, `run` not a function, both or neither of `run` and
-# `handoff`, a handoff missing a part); returns each one's refusal (null: registered).
-REGISTER_RAW_SHAPES = "() => {" + HELPERS + """
-  const run = () => "done";
-  const step = {target: "raw_target", text: "Do it."};
-  const handoff = {reason: "Only you can.", steps: [step], expect: {check: () => true}};
-  const base = (n) => ({id: `bad_raw_${n}`, desc: "Bad declaration", kind: "write"});
-  const shapes = {
-    "not-an-object": null,
-    "a-text": "bad_raw_text",
-    "id-not-a-text": {...base(0), id: 7, run},
-    "id-empty": {...base(0), id: "", run},
-    "desc-not-a-text": {...base(1), desc: 5, run},
-    "scope-not-a-text": {...base(2), scope: 5, run},
-    "run-not-a-function": {...base(3), run: "done"},
-    "run-and-handoff": {...base(4), run, handoff},
-    "neither-run-nor-handoff": base(5),
-    "handoff-not-an-object": {...base(6), handoff: "later"},
-    "handoff-null": {...base(7), handoff: null},
-    "handoff-reason-missing": {...base(8), handoff: {...handoff, reason: undefined}},
-    "handoff-steps-not-a-list": {...base(9), handoff: {...handoff, steps: "Do it."}},
-    "handoff-steps-empty": {...base(10), handoff: {...handoff, steps: []}},
-    "handoff-step-without-target": {...base(11), handoff: {...handoff, steps: [{text: "Do it."}]}},
-    "handoff-step-text-not-a-text":
-      {...base(12), handoff: {...handoff, steps: [{...step, text: 5}]}},
-    "handoff-expect-missing": {...base(13), handoff: {...handoff, expect: undefined}},
-    "handoff-check-not-a-function": {...base(14), handoff: {...handoff, expect: {check: true}}},
-    "handoff-timeout-infinite": {...base(15), handoff: {...handoff, timeout: Infinity}},
-    "handoff-timeout-not-a-number": {...base(16), handoff: {...handoff, timeout: NaN}},
-  };
-  return Object.fromEntries(Object.entries(shapes).map(
-    ([name, shape]) => [name, refusal(() => registry.tool(shape))]));
-}"""
-# Every id the shapes above carry starts with this.
-RAW_SHAPE_ID_PREFIX = "bad_raw_"
-
-
 @pytest.mark.guarantee("bad-declaration-refused")
 def test_declaration_of_a_shape_the_runtime_cannot_run_is_refused(
     testbed: Testbed, dock: Dock, model: ModelHandle, locale: str,
 ) -> None:
-    refusals = testbed.page.evaluate(REGISTER_RAW_SHAPES)
+    refusals = testbed.scripts.register_raw_shapes()
 
     dock.ask(GO_AHEAD[locale])
 
     accepted = [name for name, refusal in refusals.items() if refusal is None]
     assert not accepted, f"tool() registered declarations it cannot run: {accepted}"
     offered = [action for action in model.offered_tools()
-               if action.startswith(RAW_SHAPE_ID_PREFIX)]
+               if action.startswith(TestbedScripts.RAW_SHAPE_ID_PREFIX)]
     assert not offered, f"the model was offered refused actions: {offered}"
 
 
@@ -323,14 +284,6 @@ def test_declaration_of_a_shape_the_runtime_cannot_run_is_refused(
 
 FORGED_VALUES = [pytest.param("yes", id="yes"), pytest.param("", id="empty"),
                  pytest.param("ALLOW", id="allow-in-capitals")]
-# Page script: an element around the dock says "allow"; a click inside the card finds it.
-WRAP_THE_DOCK = """() => {
-  const dock = document.querySelector("[data-testid='pling-dock']");
-  const wrapper = document.createElement("div");
-  wrapper.setAttribute("data-decision", "allow");
-  dock.before(wrapper);
-  wrapper.append(dock);
-}"""
 
 
 @pytest.mark.guarantee("forged-decision-refused")
@@ -357,7 +310,7 @@ def test_decision_attribute_around_the_dock_does_not_decide_a_click_on_the_card(
     testbed: Testbed, dock: Dock, timeline: Timeline, model: ModelHandle, locale: str,
 ) -> None:
     declare_guarded(testbed)
-    testbed.page.evaluate(WRAP_THE_DOCK)
+    dock.wrap_in_decision("allow")
     model.when_user(GO_AHEAD_PATTERN, ACTION, ARGUMENTS)
     start = timeline.mark()
     dock.ask(GO_AHEAD[locale])
@@ -407,7 +360,6 @@ def test_run_failed_result_carries_the_reason_the_run_gave(
 # ---- a handoff step on an input that is clicked, not typed into ----------------------------
 
 HANDOFF_ACTION = "sign_off"
-STEP_INPUT = f"[data-testid='testbed-input-{HANDOFF_ACTION}']"
 CLICKED_TYPES = [pytest.param(kind, id=kind)
                  for kind in ("button", "submit", "reset", "image", "color", "file", "checkbox",
                               "radio", "range")]
@@ -425,17 +377,12 @@ def test_handoff_step_on_a_clicked_input_advances_when_it_is_clicked(
     testbed.declare({
         "id": HANDOFF_ACTION, "desc": "Sign off", "kind": "write", "handoff": True})
     # The step's target becomes an input the user clicks (its value is the button's label).
-    testbed.page.evaluate(
-        """([selector, type, value]) => {
-          const input = document.querySelector(selector);
-          input.type = type;
-          if (value !== null) input.value = value;
-        }""", [STEP_INPUT, input_type, CLICKED_VALUES.get(input_type, "OK")])
+    testbed.set_input_type(HANDOFF_ACTION, input_type, CLICKED_VALUES.get(input_type, "OK"))
     model.when_user(GO_AHEAD_PATTERN, HANDOFF_ACTION, {})
     dock.ask(GO_AHEAD[locale])
     expect(dock.handoff_current_step).to_have_attribute("data-index", "0")
 
-    testbed.page.locator(STEP_INPUT).click()
+    testbed.input(HANDOFF_ACTION).click()
 
     expect(dock.handoff_current_step).to_have_attribute("data-index", "1")
     expect(dock.highlight(f"{HANDOFF_ACTION}__finish")).to_have_count(1)
@@ -443,17 +390,8 @@ def test_handoff_step_on_a_clicked_input_advances_when_it_is_clicked(
 
 # ---- what `run` returns, as the model receives it ------------------------------------------
 
-RESULT_ACTION = "compute_total"
-# Page script: register an action whose `run` returns `result` (JS source), bound to a button.
-REGISTER_RETURNING = """source => {
-  const button = document.createElement("button");
-  button.textContent = "Compute total";
-  document.querySelector("[data-testid='testbed-actions']").append(button);
-  const run = new Function(`return (${source});`)();
-  window.plingTestbed.registry.tool(
-    {id: "compute_total", desc: "Compute the total", kind: "read", run}, button);
-}"""
-RESULT_DESC = "Compute the total"
+RESULT_ACTION = TestbedScripts.RETURNING_ACTION
+RESULT_DESC = TestbedScripts.RETURNING_DESC
 # What a `run` may return or throw that gives the model no reason of its own, and the reason
 # the model is told instead, as the glossary's named meaning (page contract, "What your page
 # must do"): a value JSON cannot carry "could not be sent back" (`run.result-not-json`); a
@@ -477,7 +415,7 @@ def test_run_failing_without_a_reason_of_its_own_is_run_failed_naming_the_action
     testbed: Testbed, dock: Dock, timeline: Timeline, model: ModelHandle, words: Words,
     locale: str, run: str, reason: str,
 ) -> None:
-    testbed.page.evaluate(REGISTER_RETURNING, run)
+    testbed.scripts.register_returning(run)
     model.when_user(GO_AHEAD_PATTERN, RESULT_ACTION, {})
     start = timeline.mark()
 
@@ -498,7 +436,7 @@ def test_run_result_reaches_the_model_as_the_json_the_run_returned(
     testbed: Testbed, dock: Dock, timeline: Timeline, model: ModelHandle, locale: str,
 ) -> None:
     # What JSON makes of it: a Date becomes its ISO text, an undefined field is left out.
-    testbed.page.evaluate(REGISTER_RETURNING, """() => ({
+    testbed.scripts.register_returning("""() => ({
       total: 10, items: ["a", "b"], at: new Date(Date.UTC(2025, 0, 6, 9)), gone: undefined})""")
     model.when_user(GO_AHEAD_PATTERN, RESULT_ACTION, {})
     start = timeline.mark()
@@ -517,7 +455,7 @@ def test_run_result_reaches_the_model_as_the_json_the_run_returned(
 def test_run_that_returns_nothing_reaches_the_model_as_success_with_null_data(
     testbed: Testbed, dock: Dock, timeline: Timeline, model: ModelHandle, locale: str,
 ) -> None:
-    testbed.page.evaluate(REGISTER_RETURNING, "() => undefined")
+    testbed.scripts.register_returning("() => undefined")
     model.when_user(GO_AHEAD_PATTERN, RESULT_ACTION, {})
     start = timeline.mark()
 
@@ -533,7 +471,7 @@ def test_run_that_returns_nothing_reaches_the_model_as_success_with_null_data(
 def test_run_failed_result_carries_a_thrown_string_as_the_reason(
     testbed: Testbed, dock: Dock, timeline: Timeline, model: ModelHandle, locale: str,
 ) -> None:
-    testbed.page.evaluate(REGISTER_RETURNING, f"() => {{ throw {REASON!r}; }}")
+    testbed.scripts.register_returning(f"() => {{ throw {REASON!r}; }}")
     model.when_user(GO_AHEAD_PATTERN, RESULT_ACTION, {})
     start = timeline.mark()
 
@@ -567,29 +505,8 @@ def test_declaration_with_titles_descriptions_and_zero_limits_is_accepted_and_ru
 
 # ---- expect.check() follows the page's changes, not the runtime's own ----------------------
 
-COUNTED_ACTION = "countersign"
-# Page script: a handoff whose expect.check() counts its calls and never passes; its steps
-# point at a field and at the action's own button; a note the tests change as a page would.
-REGISTER_COUNTING_HANDOFF = """() => {
-  const area = document.querySelector("[data-testid='testbed-actions']");
-  const field = document.createElement("input");
-  const button = document.createElement("button");
-  button.textContent = "Countersign";
-  const note = document.createElement("p");
-  note.setAttribute("data-testid", "gap-note");
-  note.textContent = "draft";
-  area.append(field, button, note);
-  window.gapCheckCalls = 0;
-  const registry = window.plingTestbed.registry;
-  registry.target("gap_field", field);
-  registry.tool({id: "countersign", desc: "Countersign", kind: "write", handoff: {
-    reason: "Only you can countersign.",
-    steps: [{target: "gap_field", text: "Type your initials."},
-            {target: "countersign", text: "Click Countersign."}],
-    expect: {check: () => { window.gapCheckCalls += 1; return false; }},
-  }}, button);
-}"""
-CHECK_CALLS = "() => window.gapCheckCalls"
+COUNTED_ACTION = TestbedScripts.COUNTERSIGN_ACTION
+# What the page changes on its note (a JS function of the `gap-note` paragraph).
 PAGE_CHANGES = [
     pytest.param("note => note.setAttribute('data-state', 'signed')", id="attribute"),
     pytest.param("note => { note.firstChild.data = 'signed'; }", id="text"),
@@ -603,11 +520,9 @@ PAGE_CHANGES = [
 ]
 
 
-def start_page_handoff(page: Page, dock: Dock, model: ModelHandle, locale: str, *,
-                       registers: str, action: str, arg: Any = None) -> Locator:
-    """Run the page script that `registers` the handoff `action` (with `arg`), let the model
-    start it, and wait until its panel shows the first step; the current step's locator."""
-    page.evaluate(registers, arg)
+def start_page_handoff(dock: Dock, model: ModelHandle, locale: str, *, action: str) -> Locator:
+    """Let the model start the handoff `action` the page registered, and wait until its panel
+    shows the first step; the current step's locator."""
     model.when_user(GO_AHEAD_PATTERN, action, {})
     dock.ask(GO_AHEAD[locale])
     expect(dock.handoff).to_have_attribute("data-action", action)
@@ -615,18 +530,18 @@ def start_page_handoff(page: Page, dock: Dock, model: ModelHandle, locale: str, 
     return dock.handoff_current_step
 
 
-def start_counted_handoff(page: Page, dock: Dock, model: ModelHandle, locale: str) -> int:
+def start_counted_handoff(testbed: Testbed, dock: Dock, model: ModelHandle, locale: str) -> int:
     """Register the counting handoff, let the model start it; the check's calls so far."""
-    start_page_handoff(page, dock, model, locale, registers=REGISTER_COUNTING_HANDOFF,
-                       action=COUNTED_ACTION)
-    return int(page.evaluate(CHECK_CALLS))
+    testbed.scripts.register_counting_handoff()
+    start_page_handoff(dock, model, locale, action=COUNTED_ACTION)
+    return testbed.scripts.check_calls()
 
 
 @pytest.mark.guarantee("expect-check-follows-page-changes")
 def test_handoff_check_is_not_rerun_for_the_runtimes_own_dom_changes(
     testbed: Testbed, dock: Dock, model: ModelHandle, locale: str,
 ) -> None:
-    before = start_counted_handoff(testbed.page, dock, model, locale)
+    before = start_counted_handoff(testbed, dock, model, locale)
 
     testbed.page.clock.fast_forward(3000)  # the countdown ticks three times
     expect(dock.handoff_timer).to_have_text(time_left(5 * 60 - 3))
@@ -635,7 +550,7 @@ def test_handoff_check_is_not_rerun_for_the_runtimes_own_dom_changes(
     dock.handoff_back()
     expect(dock.handoff_current_step).to_have_attribute("data-index", "0")
 
-    assert testbed.page.evaluate(CHECK_CALLS) == before, (
+    assert testbed.scripts.check_calls() == before, (
         "expect.check() was re-run for changes the runtime made itself")
 
 
@@ -644,63 +559,25 @@ def test_handoff_check_is_not_rerun_for_the_runtimes_own_dom_changes(
 def test_handoff_check_is_rerun_when_the_page_changes(
     testbed: Testbed, dock: Dock, model: ModelHandle, locale: str, change: str,
 ) -> None:
-    before = start_counted_handoff(testbed.page, dock, model, locale)
+    before = start_counted_handoff(testbed, dock, model, locale)
 
-    testbed.page.get_by_test_id("gap-note").evaluate(change)
+    testbed.scripts.change_note(change)
 
-    assert testbed.page.evaluate(CHECK_CALLS) > before, (
+    assert testbed.scripts.check_calls() > before, (
         "expect.check() was not re-run after the page changed")
 
 
 # ---- handoff steps on every kind of target ---------------------------------------------------
 
-GUIDED_ACTION = "file_report"
-# Page script: a five-step handoff over a pre-filled textarea, a button whose own click
-# handler stops propagation (as the textarea's input handler does), a select, an editable
-# paragraph and the action's own button, registered as a page does.
-REGISTER_FIVE_STEP_HANDOFF = """() => {
-  const area = document.querySelector("[data-testid='testbed-actions']");
-  const make = (tag, testid) => {
-    const element = document.createElement(tag);
-    element.setAttribute("data-testid", testid);
-    area.append(element);
-    return element;
-  };
-  const notes = make("textarea", "gap-notes");
-  notes.value = "draft";
-  notes.addEventListener("input", (event) => event.stopPropagation());
-  const confirm = make("button", "gap-confirm");
-  confirm.textContent = "Confirm";
-  confirm.addEventListener("click", (event) => event.stopPropagation());
-  const channel = make("select", "gap-channel");
-  for (const value of ["", "mail", "phone"]) channel.append(new Option(value || "-", value));
-  const summary = make("p", "gap-summary");
-  summary.contentEditable = "true";
-  const submit = make("button", "gap-submit");
-  submit.textContent = "File";
-  const registry = window.plingTestbed.registry;
-  registry.target("gap_notes", notes);
-  registry.target("gap_confirm", confirm);
-  registry.target("gap_channel", channel);
-  registry.target("gap_summary", summary);
-  registry.tool({id: "file_report", desc: "File the report", kind: "write", handoff: {
-    reason: "Only you can file it.",
-    steps: [{target: "gap_notes", text: "Add to the notes."},
-            {target: "gap_confirm", text: "Confirm."},
-            {target: "gap_channel", text: "Choose a channel."},
-            {target: "gap_summary", text: "Write a summary."},
-            {target: "file_report", text: "File it."}],
-    expect: {check: () => false},
-  }}, submit);
-}"""
+GUIDED_ACTION = TestbedScripts.FIVE_STEP_ACTION
 
 
 @pytest.mark.guarantee("handoff-guidance")
 def test_handoff_steps_advance_on_each_kind_of_target_and_never_move_back(
     testbed: Testbed, dock: Dock, model: ModelHandle, locale: str,
 ) -> None:
-    step = start_page_handoff(testbed.page, dock, model, locale,
-                              registers=REGISTER_FIVE_STEP_HANDOFF, action=GUIDED_ACTION)
+    testbed.scripts.register_five_step_handoff()
+    step = start_page_handoff(dock, model, locale, action=GUIDED_ACTION)
     by_id = testbed.page.get_by_test_id
 
     by_id("gap-notes").click()  # it has text already, but the user typed nothing yet
@@ -734,32 +611,7 @@ def test_handoff_steps_advance_on_each_kind_of_target_and_never_move_back(
     expect(dock.highlight(GUIDED_ACTION)).to_have_count(1)
 
 
-# Page script: a two-step handoff whose first step points at an element made from `tag`
-# (an editable one when `editable`), its second at the action's own button; the check never
-# passes, so the handoff stays open.
-REGISTER_HANDOFF_ON_ELEMENT = """([tag, editable]) => {
-  const area = document.querySelector("[data-testid='testbed-actions']");
-  const holder = tag === "li" ? document.createElement("ul") : area;
-  const element = document.createElement(tag);
-  element.setAttribute("data-testid", "gap-element");
-  element.textContent = editable ? "" : "Acknowledge";
-  if (tag === "a") element.href = "#acknowledged";
-  if (editable) element.contentEditable = "true";
-  holder.append(element);
-  if (holder !== area) area.append(holder);
-  const button = document.createElement("button");
-  button.textContent = "Acknowledge";
-  area.append(button);
-  const registry = window.plingTestbed.registry;
-  registry.target("gap_element", element);
-  registry.tool({id: "acknowledge", desc: "Acknowledge", kind: "write", handoff: {
-    reason: "Only you can acknowledge it.",
-    steps: [{target: "gap_element", text: "Look at it."},
-            {target: "acknowledge", text: "Acknowledge."}],
-    expect: {check: () => false},
-  }}, button);
-}"""
-ELEMENT_ACTION = "acknowledge"
+ELEMENT_ACTION = TestbedScripts.ELEMENT_ACTION
 # Targets that are neither fields nor buttons: a link and a plain element advance on a click;
 # an editable list item (whose `value` is a number, not text) once it has text.
 OTHER_TARGETS = [pytest.param("a", False, id="link"), pytest.param("div", False, id="div"),
@@ -771,9 +623,8 @@ OTHER_TARGETS = [pytest.param("a", False, id="link"), pytest.param("div", False,
 def test_handoff_step_on_another_kind_of_element_advances_on_its_users_action(
     testbed: Testbed, dock: Dock, model: ModelHandle, locale: str, tag: str, editable: bool,
 ) -> None:
-    step = start_page_handoff(testbed.page, dock, model, locale,
-                              registers=REGISTER_HANDOFF_ON_ELEMENT, action=ELEMENT_ACTION,
-                              arg=[tag, editable])
+    testbed.scripts.register_handoff_on_element(tag, editable)
+    step = start_page_handoff(dock, model, locale, action=ELEMENT_ACTION)
     element = testbed.page.get_by_test_id("gap-element")
 
     element.click()
@@ -785,32 +636,12 @@ def test_handoff_step_on_another_kind_of_element_advances_on_its_users_action(
     expect(dock.highlight(ELEMENT_ACTION)).to_have_count(1)
 
 
-# Page script: a handoff whose later step points at a target the page has not rendered yet.
-REGISTER_HANDOFF_WITH_A_LATE_TARGET = """() => {
-  const area = document.querySelector("[data-testid='testbed-actions']");
-  const field = document.createElement("input");
-  field.setAttribute("data-testid", "gap-early-field");
-  const button = document.createElement("button");
-  button.textContent = "Enrol";
-  area.append(field, button);
-  const registry = window.plingTestbed.registry;
-  registry.target("gap_early", field);
-  registry.tool({id: "enrol", desc: "Enrol", kind: "write", handoff: {
-    reason: "Only you can enrol.",
-    steps: [{target: "gap_early", text: "Type your name."},
-            {target: "gap_later", text: "Pick a seat."},
-            {target: "enrol", text: "Enrol."}],
-    expect: {check: () => false},
-  }}, button);
-}"""
-
-
 @pytest.mark.guarantee("handoff-guidance")
 def test_handoff_step_advances_while_a_later_steps_target_is_not_on_the_page_yet(
     testbed: Testbed, dock: Dock, model: ModelHandle, locale: str,
 ) -> None:
-    step = start_page_handoff(testbed.page, dock, model, locale,
-                              registers=REGISTER_HANDOFF_WITH_A_LATE_TARGET, action="enrol")
+    testbed.scripts.register_handoff_with_a_late_target()
+    step = start_page_handoff(dock, model, locale, action=TestbedScripts.LATE_TARGET_ACTION)
 
     testbed.page.get_by_test_id("gap-early-field").press_sequentially("Ada")
 
@@ -819,18 +650,6 @@ def test_handoff_step_advances_while_a_later_steps_target_is_not_on_the_page_yet
 
 FIRST_HANDOFF = "sign_first"
 SECOND_HANDOFF = "sign_second"
-# Page script: a second agent on the same page, with a dock of its own (renamed, so the
-# page's own dock stays the only `pling-dock`), asked by the page to run `second`.
-SECOND_AGENT_ASKS = """async ([second, text]) => {
-  const { mountAgent } = await import("/pling/index.js");
-  const dock = document.createElement("pling-agent-dock");
-  document.body.append(dock);
-  dock.setAttribute("data-testid", "gap-second-dock");
-  const { agent } = mountAgent({ dock, registry: window.plingTestbed.registry,
-                                 locale: document.documentElement.lang });
-  window.gapSecondAgent = agent;
-  agent.send(text);
-}"""
 
 
 @pytest.mark.guarantee("handoff-no-stacking")
@@ -846,8 +665,7 @@ def test_second_handoff_while_one_is_open_is_refused_busy_and_the_first_goes_on(
     dock.ask(GO_AHEAD[locale])
     expect(dock.handoff).to_have_attribute("data-action", FIRST_HANDOFF)
 
-    testbed.page.evaluate(SECOND_AGENT_ASKS, [SECOND_HANDOFF, "second"])
-    second_dock = testbed.page.get_by_test_id("gap-second-dock")
+    second_dock = testbed.scripts.second_agent_sends("second")
     # The second agent's turn ends once the model has heard how its call went.
     expect(second_dock.locator("[data-testid='pling-message'][data-role='assistant']")
            ).to_have_count(1)
@@ -863,22 +681,11 @@ def test_second_handoff_while_one_is_open_is_refused_busy_and_the_first_goes_on(
                               guarantee="handoff-no-stacking")
 
 
-REGISTER_THROWING_CHECK = """() => {
-  const button = document.createElement("button");
-  button.textContent = "Countersign";
-  document.querySelector("[data-testid='testbed-actions']").append(button);
-  window.plingTestbed.registry.tool({id: "countersign", desc: "Countersign", kind: "write",
-    handoff: {reason: "Only you can countersign.",
-              steps: [{target: "countersign", text: "Click Countersign."}],
-              expect: {check: () => { throw new Error("status unknown"); }}}}, button);
-}"""
-
-
 @pytest.mark.guarantee("handoff-done-requires-expect")
 def test_handoff_whose_check_throws_is_not_done(
     testbed: Testbed, dock: Dock, timeline: Timeline, model: ModelHandle, locale: str,
 ) -> None:
-    testbed.page.evaluate(REGISTER_THROWING_CHECK)
+    testbed.scripts.register_throwing_check_handoff()
     model.when_user(GO_AHEAD_PATTERN, COUNTED_ACTION, {})
     start = timeline.mark()
     dock.ask(GO_AHEAD[locale])
@@ -892,39 +699,13 @@ def test_handoff_whose_check_throws_is_not_done(
 
 # ---- the registry's books, through the API a page calls --------------------------------------
 
-TIDY = "tidy_up"
-UNREGISTER_AND_REGISTER_AGAIN = "() => {" + HELPERS + """
-  const control = button("Tidy up");
-  const off = registry.tool(
-    {id: "tidy_up", desc: "Tidy up", kind: "read", run: () => "tidied"}, control);
-  const marked = control.getAttribute("data-pling-target");
-  off();
-  const unmarked = control.getAttribute("data-pling-target");
-  const again = refusal(() => registry.tool(
-    {id: "tidy_up", desc: "Tidy up again", kind: "read", run: () => "tidied"}, control));
-  return {marked, unmarked, again, remarked: control.getAttribute("data-pling-target")};
-}"""
-REGISTER_TWICE = "() => {" + HELPERS + """
-  registry.tool({id: "tidy_up", desc: "First tidy", kind: "read", run: () => "one"}, button("One"));
-  // Without a control, so only the action id can clash (a control is a target too).
-  return refusal(() => registry.tool(
-    {id: "tidy_up", desc: "Second tidy", kind: "read", run: () => "two"}));
-}"""
-BAD_BINDINGS = "() => {" + HELPERS + """
-  return [
-    refusal(() => registry.tool(
-      {id: "tidy_up", desc: "Tidy up", kind: "read", run: () => 1}, false)),
-    refusal(() => registry.target("", button("Nameless"))),
-    refusal(() => registry.target(7, button("Numbered"))),
-  ];
-}"""
-
+TIDY = TestbedScripts.TIDY
 
 @pytest.mark.guarantee("projection-complete")
 def test_unregistered_action_leaves_no_mark_and_its_id_can_be_registered_again(
     testbed: Testbed, dock: Dock, model: ModelHandle, locale: str,
 ) -> None:
-    books = testbed.page.evaluate(UNREGISTER_AND_REGISTER_AGAIN)
+    books = testbed.scripts.unregister_and_register_again()
 
     dock.ask(GO_AHEAD[locale])
 
@@ -933,27 +714,15 @@ def test_unregistered_action_leaves_no_mark_and_its_id_can_be_registered_again(
     assert model.offered_tools()[TIDY].description == "Tidy up again"
 
 
-REGISTER_TIDY_AS_WRITE = "() => {" + HELPERS + """
-  window.unregisterTidy = registry.tool(
-    {id: "tidy_up", desc: "Tidy up", kind: "write", confirm: true, run: () => "tidied"},
-    button("Tidy up"));
-}"""
-REGISTER_TIDY_AGAIN_AS_DANGER = "() => {" + HELPERS + """
-  window.unregisterTidy();
-  registry.tool(
-    {id: "tidy_up", desc: "Tidy up", kind: "danger", run: () => "tidied"}, button("Tidy up"));
-}"""
-
-
 @pytest.mark.guarantee("ask-always-never-granted")
 def test_always_allow_given_before_an_action_was_registered_again_as_danger_does_not_carry(
     testbed: Testbed, dock: Dock, timeline: Timeline, model: ModelHandle, locale: str,
 ) -> None:
-    testbed.page.evaluate(REGISTER_TIDY_AS_WRITE)
+    testbed.scripts.register_tidy_as_write()
     model.when_user(GO_AHEAD_PATTERN, TIDY, {})
     dock.ask(GO_AHEAD[locale])
     dock.approve_always()
-    testbed.page.evaluate(REGISTER_TIDY_AGAIN_AS_DANGER)
+    testbed.scripts.register_tidy_again_as_danger()
     again = timeline.mark()
 
     dock.ask(GO_AHEAD[locale])
@@ -967,7 +736,7 @@ def test_always_allow_given_before_an_action_was_registered_again_as_danger_does
 def test_second_registration_of_an_action_id_is_refused_and_the_first_stays(
     testbed: Testbed, dock: Dock, model: ModelHandle, locale: str,
 ) -> None:
-    refusal = testbed.page.evaluate(REGISTER_TWICE)
+    refusal = testbed.scripts.register_twice()
 
     dock.ask(GO_AHEAD[locale])
 
@@ -979,7 +748,7 @@ def test_second_registration_of_an_action_id_is_refused_and_the_first_stays(
 def test_binding_to_a_non_element_or_a_nameless_target_is_refused(
     testbed: Testbed, dock: Dock, model: ModelHandle, locale: str,
 ) -> None:
-    refusals = testbed.page.evaluate(BAD_BINDINGS)
+    refusals = testbed.scripts.bad_bindings()
 
     dock.ask(GO_AHEAD[locale])
 
@@ -987,68 +756,28 @@ def test_binding_to_a_non_element_or_a_nameless_target_is_refused(
     assert all(refusal is not None for refusal in refusals), refusals
 
 
-# Page script: a target bound to something that is not an element (refused), then the same
-# id bound to a real element.
-BIND_AFTER_A_REFUSED_BINDING = "() => {" + HELPERS + """
-  const first = refusal(() => registry.target("gap_spot", {}));
-  const spot = button("Spot");
-  const second = refusal(() => registry.target("gap_spot", spot));
-  return {first, second, mark: spot.getAttribute("data-pling-target")};
-}"""
-
-
 @pytest.mark.guarantee("bad-declaration-refused")
 def test_refused_target_binding_leaves_its_id_free(testbed: Testbed) -> None:
-    books = testbed.page.evaluate(BIND_AFTER_A_REFUSED_BINDING)
+    books = testbed.scripts.bind_after_a_refused_binding()
 
     assert books["first"] is not None, "a target bound to a non-element was accepted"
     assert (books["second"], books["mark"]) == (None, "gap_spot"), books
-
-
-# Page script: one button that is both an action's control and a handoff target; the
-# action is unregistered, the target stays.
-UNREGISTER_THE_ACTION_OF_A_SHARED_BUTTON = "() => {" + HELPERS + """
-  const control = button("Tidy up");
-  const off = registry.tool(
-    {id: "tidy_up", desc: "Tidy up", kind: "read", run: () => "tidied"}, control);
-  registry.target("gap_tidy_step", control);
-  off();
-  return control.getAttribute("data-pling-target");
-}"""
 
 
 @pytest.mark.guarantee("projection-complete")
 def test_unregistering_an_action_leaves_the_mark_of_a_target_on_the_same_element(
     testbed: Testbed,
 ) -> None:
-    mark = testbed.page.evaluate(UNREGISTER_THE_ACTION_OF_A_SHARED_BUTTON)
+    mark = testbed.scripts.unregister_the_action_of_a_shared_button()
 
     assert mark == "gap_tidy_step", f"the target's mark is {mark!r} after the action went"
-
-
-# Page script: a `write` action that asks, whose note may be 3 characters; afterwards the page
-# changes its own declaration object, and tries to change the one the registry hands back.
-CHANGE_A_REGISTERED_DECLARATION = "() => {" + HELPERS + """
-  const params = {type: "object", properties: {note: {type: "string", maxLength: 3}},
-                  additionalProperties: false};
-  const decl = {id: "tidy_up", desc: "Tidy up", kind: "write", confirm: true, params,
-                run: () => "tidied"};
-  registry.tool(decl, button("Tidy up"));
-  decl.kind = "read";
-  decl.confirm = false;
-  params.properties.note.maxLength = 100;
-  const kept = registry.get("tidy_up").decl;
-  const changes = [() => { kept.kind = "read"; }, () => { kept.confirm = false; },
-                   () => { kept.params.properties.note.maxLength = 100; }];
-  for (const change of changes) { try { change(); } catch { /* frozen: refused */ } }
-}"""
 
 
 @pytest.mark.guarantee("bad-declaration-refused")
 def test_registered_declaration_stays_as_registered_when_the_page_changes_it(
     testbed: Testbed, dock: Dock, timeline: Timeline, model: ModelHandle, locale: str,
 ) -> None:
-    testbed.page.evaluate(CHANGE_A_REGISTERED_DECLARATION)
+    testbed.scripts.change_a_registered_declaration()
     model.script(calling(tool_call("call_long", TIDY, '{"note": "abcdef"}'),
                          tool_call("call_short", TIDY, '{"note": "abc"}')))
     start = timeline.mark()
@@ -1061,18 +790,11 @@ def test_registered_declaration_stays_as_registered_when_the_page_changes_it(
     assert codes == {"call_long": "INVALID_PARAMS", "call_short": "OK"}, codes
 
 
-# Page script: an action registered without a control (a pure read), as a page may.
-REGISTER_WITHOUT_A_CONTROL = "() => {" + HELPERS + """
-  return refusal(() => registry.tool(
-    {id: "tidy_up", desc: "Tidy up", kind: "read", run: () => "tidied"}));
-}"""
-
-
 @pytest.mark.guarantee("projection-complete")
 def test_action_registered_without_a_control_is_offered_and_runs(
     testbed: Testbed, dock: Dock, timeline: Timeline, model: ModelHandle, locale: str,
 ) -> None:
-    refusal = testbed.page.evaluate(REGISTER_WITHOUT_A_CONTROL)
+    refusal = testbed.scripts.register_without_a_control()
     model.when_user(GO_AHEAD_PATTERN, TIDY, {})
     start = timeline.mark()
 
@@ -1088,13 +810,7 @@ def test_action_registered_without_a_control_is_offered_and_runs(
 def test_scope_deactivation_called_twice_ends_only_its_own_activation(
     testbed: Testbed, dock: Dock, model: ModelHandle, locale: str,
 ) -> None:
-    testbed.page.evaluate("""() => {
-      const registry = window.plingTestbed.registry;
-      const mine = registry.activateScope("editor");
-      registry.activateScope("editor");
-      mine();
-      mine();
-    }""")
+    testbed.scripts.activate_scope_twice_and_end_one_activation_twice("editor")
     testbed.declare(DECLARATION)
 
     dock.ask(GO_AHEAD[locale])
@@ -1117,16 +833,7 @@ def test_projection_carries_each_actions_params_as_its_parameters(
 def test_taken_target_id_is_refused_and_the_step_highlights_the_first_element(
     testbed: Testbed, dock: Dock, model: ModelHandle, locale: str,
 ) -> None:
-    refusal = testbed.page.evaluate("() => {" + HELPERS + """
-      const first = button("First place");
-      first.setAttribute("data-testid", "gap-first-place");
-      registry.target("place", first);
-      const taken = refusal(() => registry.target("place", button("Second place")));
-      registry.tool({id: "countersign", desc: "Countersign", kind: "write", handoff: {
-        reason: "Only you can countersign.", steps: [{target: "place", text: "Go there."}],
-        expect: {check: () => false}}}, button("Countersign"));
-      return taken;
-    }""")
+    refusal = testbed.scripts.register_handoff_on_a_taken_target_id()
     model.when_user(GO_AHEAD_PATTERN, COUNTED_ACTION, {})
 
     dock.ask(GO_AHEAD[locale])
@@ -1139,10 +846,6 @@ def test_taken_target_id_is_refused_and_the_step_highlights_the_first_element(
 
 # ---- the agent: one turn at a time, text only ------------------------------------------------
 
-# Not awaited: the turn it would start may wait on the user.
-SEND_FROM_THE_PAGE = "text => { window.plingTestbed.agent.send(text); }"
-
-
 @pytest.mark.guarantee("one-turn-at-a-time")
 @pytest.mark.parametrize("text", [pytest.param("   ", id="spaces"),
                                   pytest.param("\n\t", id="newline-and-tab"),
@@ -1152,7 +855,7 @@ def test_page_sending_blank_text_starts_no_turn(
 ) -> None:
     start = timeline.mark()
 
-    testbed.page.evaluate(SEND_FROM_THE_PAGE, text)
+    testbed.scripts.send_from_the_page(text)
     dock.ask(GO_AHEAD[locale])  # a real turn after it, to have something to wait for
 
     assert len(timeline.page_model_requests(start)) == 1
@@ -1169,7 +872,7 @@ def test_page_sending_while_a_turn_runs_starts_no_second_turn(
     dock.ask(GO_AHEAD[locale])
     expect(dock.approval).to_have_attribute("data-action", ACTION)
 
-    testbed.page.evaluate(SEND_FROM_THE_PAGE, GO_AHEAD[locale])
+    testbed.scripts.send_from_the_page(GO_AHEAD[locale])
     dock.deny()
 
     # The turn's own two requests (the call, then its denial), and nothing from the second send.
