@@ -8,6 +8,7 @@ and the helpers checks use with them.
 """
 
 from harness.browser.dock import FORGE_ROUTES, Dock, ForgeRoute
+from harness.browser.held_requests import HeldRequests
 from harness.browser.pages import open_page, reload_page
 from harness.browser.testbed import Testbed
 from harness.browser.testbed_scripts import TestbedScripts
@@ -74,6 +75,7 @@ __all__ = [
     "Glossary",
     "GuaranteeViolation",
     "HangUp",
+    "HeldRequests",
     "Malformed",
     "Mark",
     "ModelExchange",

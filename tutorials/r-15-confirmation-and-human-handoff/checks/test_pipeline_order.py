@@ -269,3 +269,67 @@ def test_testbed_call_failing_a_check_is_rejected_before_any_prompt(
     assert_rejected(timeline=timeline, model=model, dock=dock, words=words, since=before,
                     action=ACTION, code=code, naming=str(DECLARATION["desc"]))
     assert testbed.calls() == []
+
+
+# ---- testbed: switches undone -------------------------------------------------------------
+
+GUARDED_SAVE = "guarded_save"
+# An `ask` action on the testbed: every run would be a POST the server records.
+GUARDED_SAVE_DECLARATION: dict[str, Any] = {
+    "id": GUARDED_SAVE, "desc": "Guarded save", "kind": "write", "confirm": True,
+    "scope": "editor",
+    "params": {"type": "object", "properties": {"note": {"type": "string"}},
+               "required": ["note"], "additionalProperties": False},
+}
+GUARDED_SAVE_ARGUMENTS = {"note": "x"}
+# What the user types; a `when_user` rule turns it into the call.
+GO_AHEAD = {"en": "go ahead", "zh": "开始吧"}
+GO_AHEAD_PATTERN = "go ahead|开始吧"
+# Something the page does to its testbed actions.
+PageChange = Callable[[Testbed], None]
+
+
+def declare_guarded_save(testbed: Testbed) -> None:
+    """Declare GUARDED_SAVE and activate its scope, as a page would."""
+    testbed.declare(GUARDED_SAVE_DECLARATION)
+    testbed.activate_scope("editor")
+
+
+def switched_off_and_on(testbed: Testbed) -> None:
+    """The page switches GUARDED_SAVE off, then on again."""
+    testbed.set_enabled(GUARDED_SAVE, False)
+    testbed.set_enabled(GUARDED_SAVE, True)
+
+
+def scope_activated_twice_deactivated_once(testbed: Testbed) -> None:
+    """The page activates the editor scope a second time and deactivates it once."""
+    testbed.activate_scope("editor")
+    testbed.deactivate_scope("editor")
+
+
+# What the page does before the call: the action must be available afterwards.
+RESTORING = [
+    pytest.param(switched_off_and_on, id="switched-off-and-on"),
+    pytest.param(scope_activated_twice_deactivated_once,
+                 id="scope-activated-twice-deactivated-once"),
+]
+
+
+@pytest.mark.guarantee("rejected-before-prompt")
+@pytest.mark.parametrize("change", RESTORING)
+def test_action_whose_switches_were_undone_asks_and_runs_again(
+    testbed: Testbed, dock: Dock, timeline: Timeline, model: ModelHandle, locale: str,
+    change: PageChange,
+) -> None:
+    declare_guarded_save(testbed)
+    change(testbed)
+    model.when_user(GO_AHEAD_PATTERN, GUARDED_SAVE, GUARDED_SAVE_ARGUMENTS)
+    start = timeline.mark()
+    dock.ask(GO_AHEAD[locale])
+    expect(dock.approval).to_have_attribute("data-action", GUARDED_SAVE)
+
+    dock.approve()
+
+    guarantees.model_received(timeline, action=GUARDED_SAVE, code="OK", since=start,
+                              guarantee="rejected-before-prompt")
+    assert [call.body for call in testbed.calls(GUARDED_SAVE)] == [GUARDED_SAVE_ARGUMENTS]

@@ -17,6 +17,11 @@ from playwright.sync_api import expect
 
 from harness import Dock, ModelHandle, Testbed, Timeline, Words, calling, guarantees, tool_call
 
+# What the user types; a `when_user` rule turns it into the call.
+GO_AHEAD = {"en": "go ahead", "zh": "开始吧"}
+GO_AHEAD_PATTERN = "go ahead|开始吧"
+BAD_ID = "bad_decl"
+
 ACTION = "tune_widget"
 DESC = {"en": "Tune the widget", "zh": "调整组件"}
 # Every keyword of the subset (docs/page-contract.md, "Argument schemas"), at the top level
@@ -208,3 +213,36 @@ def test_action_declared_without_params_takes_no_arguments(
     codes = {r.call_id: r.code for r in timeline.tool_results(before)}
     assert codes == {"call_extra": "INVALID_PARAMS", "call_none": "OK"}, codes
     assert [call.body for call in testbed.calls(BARE_ACTION)] == [{}]
+
+
+# Every keyword the subset accepts, within its rules: `description` and `title` anywhere,
+# limits of 0, an `enum` without `type`.
+WELL_FORMED_PARAMS: dict[str, Any] = {
+    "type": "object", "title": "Note", "description": "What to write down",
+    "properties": {
+        "note": {"type": "string", "title": "Text", "description": "The note itself",
+                 "minLength": 0, "maxLength": 20},
+        "mood": {"enum": ["calm", 0, None]},
+        "empty": {"type": "string", "maxLength": 0},
+    },
+    "required": ["note"], "additionalProperties": False,
+}
+
+
+@pytest.mark.guarantee("schema-enforced")
+def test_declaration_with_titles_descriptions_and_zero_limits_is_accepted_and_runs(
+    testbed: Testbed, dock: Dock, timeline: Timeline, model: ModelHandle, locale: str,
+) -> None:
+    declaration = {"id": BAD_ID, "desc": "Write a note", "kind": "write",
+                   "params": WELL_FORMED_PARAMS}
+    refusal = testbed.refusal(declaration)
+    arguments = {"note": "", "mood": 0, "empty": ""}
+    model.when_user(GO_AHEAD_PATTERN, BAD_ID, arguments)
+    start = timeline.mark()
+
+    dock.ask(GO_AHEAD[locale])
+
+    assert refusal is None, f"a well-formed declaration was refused: {refusal}"
+    guarantees.model_received(timeline, action=BAD_ID, code="OK", since=start,
+                              guarantee="schema-enforced")
+    assert [call.body for call in testbed.calls(BAD_ID)] == [arguments]
