@@ -40,9 +40,6 @@ if TYPE_CHECKING:  # the checks' conftest.py; pytest imports it, tests only name
     from conftest import Workspace
 
 SAVE, PUBLISH = "save_workspace_name", "publish_changes"
-# What the user types to start a testbed handoff (matched by `when_user`).
-TESTBED_REQUEST = {"en": "do the pin step", "zh": "完成 PIN 步骤"}
-TESTBED_PATTERN = r"pin"
 RUN_REQUEST = {"en": "please run {id}", "zh": "请运行 {id}"}
 
 
@@ -108,44 +105,6 @@ def test_handoff_is_never_put_through_approval(
 
 
 # ---- never writes into a target --------------------------------------------------------
-
-
-@pytest.mark.guarantee("handoff-never-writes-target")
-def test_whole_publish_handoff_writes_nothing_into_any_target(
-    tutorial_page: Page, dock: Dock, timeline: Timeline, workspace: Workspace, say: Say,
-) -> None:
-    start_publish_handoff(dock, say)
-    expect(workspace.code_field).to_have_value("")
-    dock.handoff_next()
-    dock.handoff_back()
-    guarantees.no_writes_into_targets(timeline)
-
-    workspace.publish(PUBLISH_CODE)
-    dock.wait_until_handoff_ends()
-
-    guarantees.model_received(timeline, action=PUBLISH, code="OK")
-    guarantees.no_writes_into_targets(timeline)
-
-
-@pytest.mark.guarantee("handoff-never-writes-target")
-def test_handoff_arguments_never_prefill_the_target(
-    testbed: Testbed, dock: Dock, timeline: Timeline, model: ModelHandle, locale: str,
-) -> None:
-    testbed.declare({
-        "id": "enter_pin", "desc": "enter_pin", "kind": "danger", "handoff": True,
-        "params": {"type": "object", "properties": {"value": {"type": "string"}},
-                   "additionalProperties": False},
-    })
-    model.when_user(TESTBED_PATTERN, "enter_pin", {"value": "4242"})
-
-    dock.ask(TESTBED_REQUEST[locale])
-
-    expect(dock.handoff).to_have_attribute("data-action", "enter_pin")
-    expect(testbed.input("enter_pin")).to_have_value("")
-    testbed.finish("enter_pin", "4242")
-    dock.wait_until_handoff_ends()
-    guarantees.model_received(timeline, action="enter_pin", code="OK")
-    guarantees.no_writes_into_targets(timeline)
 
 
 # ---- the outcome table -----------------------------------------------------------------

@@ -11,19 +11,22 @@ actions here are registered with `tool()`, as a page does (`testbed.scripts`).
 from __future__ import annotations
 
 import json
+import secrets
 from dataclasses import dataclass
 from typing import Any
 
 import pytest
-from playwright.sync_api import expect
+from playwright.sync_api import Page, expect
 
 from harness import (
     INITIAL_WORKSPACE,
     Dock,
+    FakeUpstream,
     HeldRequests,
     ModelHandle,
     OpenTutorialPage,
     Say,
+    StartTutorialServer,
     Testbed,
     TestbedScripts,
     Timeline,
@@ -264,3 +267,65 @@ def test_a_held_request_that_fails_is_run_failed_never_success(
     failed = dock.messages("notice").and_(dock.page.locator("[data-code='RUN_FAILED']"))
     expect(failed).to_have_count(1)
     assert tutorial_server.state.snapshot() == run.starts_from
+
+
+# ---- a business failure, with the model behind a real upstream ---------------------------
+
+# The gateway's timeout towards the upstream: generous, so a healthy local answer is never cut
+# off, even on a loaded machine (test_gateway_faults.py says why).
+GATEWAY_TIMEOUT_SECONDS = 30.0
+# A name that passes the page's schema (1..80 characters) but not the server, which trims it.
+BLANK_NAME = "   "
+
+
+class TestThroughAnUpstreamProvider:
+    """Checks whose fixture server talks to a real OpenAI-compatible upstream over HTTP (the
+    plugin's `fake_upstream`, on 127.0.0.1), as test_gateway_faults.py's do: the model's call
+    is the upstream's answer."""
+
+    @pytest.fixture
+    def tutorial_server(self, start_tutorial_server: StartTutorialServer,
+                        fake_upstream: FakeUpstream) -> TutorialServer:
+        """The fixture server with the OpenAI-compatible provider pointed at `fake_upstream`."""
+        return start_tutorial_server(environ=fake_upstream.environ(
+            api_key=f"test-{secrets.token_hex(16)}", timeout=GATEWAY_TIMEOUT_SECONDS))
+
+    @pytest.mark.guarantee("run-failure-reported")
+    def test_business_failure_after_approval_is_reported_run_failed_never_success(
+        self, tutorial_page: Page, dock: Dock, timeline: Timeline, fake_upstream: FakeUpstream,
+        tutorial_server: TutorialServer, words: Words, locale: str, say: Say,
+    ) -> None:
+        fake_upstream.answer({"content": None, "tool_calls": [
+            {"id": "call_blank", "type": "function",
+             "function": {"name": SAVE, "arguments": json.dumps({"name": BLANK_NAME})}}]})
+        dock.ask(say("save"))
+        expect(dock.approval).to_have_attribute("data-action", SAVE)
+        before = timeline.mark()
+
+        dock.approve()
+
+        # Approval means "allowed to try": the server was asked, and refused.
+        tried = [(r.method, r.path, r.status) for r in timeline.server_business_records(before)]
+        assert tried == [("POST", "/api/workspace/name", 400)]
+        assert tutorial_server.state.snapshot() == INITIAL_WORKSPACE
+        guarantees.state_unchanged(timeline, since=before, guarantee="run-failure-reported")
+
+        [result] = [r for r in timeline.tool_results(before) if r.call_id == "call_blank"]
+        assert result.envelope is not None and set(result.envelope) == {"ok", "code", "message"}
+        assert (result.envelope["ok"], result.envelope["code"]) == (False, "RUN_FAILED")
+        notice = dock.messages("notice")
+        expect(notice).to_have_count(1)
+        expect(notice).to_have_attribute("data-code", "RUN_FAILED")
+        problems = words.meaning_problems(notice.inner_text(), "RUN_FAILED",
+                                          naming=words.desc(SAVE))
+        assert not problems, f"the RUN_FAILED notice: {'; '.join(problems)}"
+        # The r-15 page's own message for the server's refusal (its copy, word for word).
+        page_message = tutorial_page.get_by_test_id("workspace-message")
+        expect(page_message).to_have_text(words.copy["message.invalid_name"])
+        expect(page_message).to_have_attribute("data-tone", "error")
+        expect(tutorial_page.get_by_test_id("workspace-name-display")).to_have_text(
+            INITIAL_WORKSPACE.name)
+        assert fake_upstream.fallback is not None
+        guarantees.no_success_claim(
+            timeline, guarantee="run-failure-reported",
+            success_phrases=ModelHandle(fake_upstream.fallback).success_phrases(SAVE, locale))
