@@ -1,6 +1,8 @@
 """The agent loop seen from the page and the server: the tool calls of one reply are handled one
-after another, "new conversation" ends what is pending and the abandoned turn does nothing more,
-and a run's success reaches the model only after its business request has answered."""
+after another, one turn runs at a time and only for text (a page calling `agent.send()` with
+blank text, or while a turn runs, starts nothing), and "new conversation" ends what is pending
+and the abandoned turn does nothing more. (What a run's result tells the model, and when:
+test_run_results.py.)"""
 
 from __future__ import annotations
 

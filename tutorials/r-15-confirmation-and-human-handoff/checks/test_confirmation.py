@@ -1,5 +1,9 @@
-"""Confirmation on the r-15 page: session grants, ask-always, approval first, denial, no retry,
-what the card shows and what alone answers it."""
+"""Confirmation on the r-15 page: session grants, ask-always (also for an id registered again
+as `danger` on the testbed), approval first, denial, no retry, and what alone answers the
+card: a click on a decision button; no key but a focused button's own activation, no click
+elsewhere, no `data-decision` around the dock. (What the card shows:
+test_hidden_characters.py; decisions the executor does not know, and an action that became
+unavailable while its card was open: test_approval_decisions.py.)"""
 
 from __future__ import annotations
 

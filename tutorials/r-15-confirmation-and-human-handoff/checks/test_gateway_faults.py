@@ -1,5 +1,6 @@
-"""A failing model provider and a failing business API, seen from the page: a clear localised
-error, nothing run or changed, no silent retry, and the next request works.
+"""A failing model provider seen from the page: a clear localised error, nothing run or
+changed, no silent retry, and the next request works. (A failing business API:
+test_run_results.py.)
 
 The server here talks to a real OpenAI-compatible upstream over HTTP (the plugin's
 `fake_upstream`, on 127.0.0.1); when no fault is queued it answers like the scripted model.

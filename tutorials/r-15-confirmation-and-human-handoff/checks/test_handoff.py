@@ -1,10 +1,12 @@
-"""Handoff checks (SPEC §4, §5): no approval stacked on a handoff, the runtime never writing
-into a target, the rows of the outcome table (cancel, Done too early, success only once
-published) and the receipt a completed handoff hands the model.
+"""Handoff checks (SPEC §4, §5): no approval stacked on a handoff and one handoff at a time (a
+second agent's is `HANDOFF_BUSY`), the rows of the outcome table (cancel, Done too early, also
+after an earlier success message or when the page's `expect.check()` throws; success only
+once published) and the receipt a completed handoff hands the model.
 
-Guidance and highlights: test_handoff_guidance.py; timeouts and the timer:
-test_handoff_timeout.py; the exact code (a wrong one keeps the handoff open) and reset:
-test_handoff_publish_state.py; a code the model sends: test_pipeline_order.py."""
+Guidance and highlights: test_handoff_guidance.py; `expect.check()` re-run on page changes:
+test_handoff_expect_check.py; timeouts and the timer: test_handoff_timeout.py; the exact code
+(a wrong one keeps the handoff open) and reset: test_handoff_publish_state.py; nothing
+written into a target, and a code the model sends: test_model_output.py."""
 
 from __future__ import annotations
 

@@ -1,5 +1,14 @@
-"""r-15 handoff guidance (SPEC §4): the reason and the ordered steps, when a step advances,
-and each highlight covering its target however the page moves (scroll, resize, layout)."""
+"""Handoff guidance (SPEC §4): the reason and the ordered steps, when a step advances, and each
+highlight covering its target however the page moves (scroll, resize, layout), on r-15.
+
+On the testbed, with handoffs registered as a page does (`testbed.scripts`), steps advance on
+the kinds of targets the spec names, whatever they are: an input the user clicks (`button`,
+`submit`, `reset`, ...) on the click; a textarea, an editable element or a select once it
+has non-blank input (not on a click, not on a space); a button on its click even when the
+page's own handler stops the click's propagation; a later step's target may not be rendered
+yet; acting on an earlier step's target never moves back; and a target id already taken is
+refused, the step highlighting the first element.
+"""
 
 from __future__ import annotations
 

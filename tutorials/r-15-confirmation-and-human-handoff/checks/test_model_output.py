@@ -646,8 +646,8 @@ def assert_notices_mean(dock: Dock, words: Words, code: str, *, naming: str,
         assert not problems, f"the {words.locale} {code} notice {text!r}: {'; '.join(problems)}"
 
 
-# Calls the page must refuse (bad arguments, unknown, unavailable, out-of-scope actions):
-# the one table of them is test_pipeline_order.py; every schema keyword: test_schema_keywords.py.
+# Calls the page must refuse (bad arguments, unknown, unavailable, out-of-scope actions): the
+# one table of them is at the top of this file, every schema keyword in the section above.
 
 
 # ---- too many calls, repeated ids ---------------------------------------------------------

@@ -4,6 +4,12 @@ SPEC §1: hiding a button does not remove an action from the projection; only un
 or scoping does. So the model is offered every registered action in active scope, whatever
 its button looks like, and a disabled one answers UNAVAILABLE when called (no prompt). The
 projection is read from what the server received, never from the runtime.
+
+The registry keeps its books through `tool()`, `target()` and `activateScope()` as a page
+calls them (`testbed.scripts`): unregistering removes an action's `data-pling-target` mark
+(not a target's on the same element) and frees its id; an action without a control is
+offered and runs; a scope's deactivation ends one activation however often it is called; the
+projection carries each action's `params` as its `parameters`.
 """
 
 from __future__ import annotations
