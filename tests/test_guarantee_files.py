@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from collections import defaultdict
@@ -21,6 +22,9 @@ import pytest
 
 from harness.project.paths import PROJECT_ROOT
 
+GUARANTEES_DOC = PROJECT_ROOT / "docs" / "guarantees.md"
+# The tutorial whose families docs/guarantees.md lists.
+DOCUMENTED_TUTORIAL = "r-15-confirmation-and-human-handoff"
 CHECK_FOLDERS = sorted(path.parent
                        for path in (PROJECT_ROOT / "tutorials").glob("*/checks/conftest.py"))
 # Written next to the collection: each item's check file and guarantees, as JSON lines.
@@ -48,6 +52,22 @@ def guarantees_in_several_files(
             if len(where) > 1}
 
 
+def families_of(checks: Iterable[tuple[str, Iterable[str]]]) -> dict[str, set[str]]:
+    """Each check file and the guarantees its checks prove."""
+    families: dict[str, set[str]] = defaultdict(set)
+    for check_file, guarantees in checks:
+        families[check_file].update(guarantees)
+    return dict(families)
+
+
+def documented_families(text: str) -> dict[str, set[str]]:
+    """The rows of the "Where each guarantee is proven" table: check file → guarantees."""
+    section = text.split("## Where each guarantee is proven", 1)[1].split("\n## ", 1)[0]
+    rows = re.findall(r"^\| `(test_[\w.]+)` \| (.+) \|$", section, re.MULTILINE)
+    return {check_file: set(re.findall(r"`([\w-]+)`", guarantees))
+            for check_file, guarantees in rows}
+
+
 def collected_checks(folder: Path, tmp_path: Path) -> list[tuple[str, list[str]]]:
     """(check file, guarantees) of every item pytest collects from `folder`."""
     (tmp_path / "guarantee_files_collector.py").write_text(COLLECTOR, encoding="utf-8")
@@ -71,6 +91,15 @@ def test_a_guarantee_in_two_files_is_found() -> None:
     assert guarantees_in_several_files(checks) == {"two": ["test_a.py", "test_b.py"]}
 
 
+def test_documented_families_are_read_from_the_table() -> None:
+    text = ("## Where each guarantee is proven\n\n| check file | guarantees |\n|---|---|\n"
+            "| `test_a.py` | `one`, `two-words` |\n| `test_b.py` | `three` |\n\n## Next\n"
+            "| `test_c.py` | `four` |\n")
+
+    assert documented_families(text) == {"test_a.py": {"one", "two-words"},
+                                         "test_b.py": {"three"}}
+
+
 def test_check_folders_exist() -> None:
     assert CHECK_FOLDERS, "no tutorials/*/checks/conftest.py found"
 
@@ -86,3 +115,8 @@ def test_every_guarantee_is_proven_in_one_check_file(folder: Path, tmp_path: Pat
         "a guarantee's checks sit in several files; move them into the file of their "
         "behaviour family (a check proving several guarantees ties them into one): "
         + "; ".join(f"{guarantee}: {', '.join(files)}" for guarantee, files in split.items()))
+    if folder.parent.name == DOCUMENTED_TUTORIAL:
+        documented = documented_families(GUARANTEES_DOC.read_text(encoding="utf-8"))
+        assert documented == families_of(checks), (
+            "docs/guarantees.md's \"Where each guarantee is proven\" table disagrees with the "
+            f"checks: documented {documented}, collected {families_of(checks)}")
