@@ -23,19 +23,13 @@ from harness import (
 )
 
 ACTION = "guarded_save"
-
-
 # An `ask` action on the testbed: every run would be a POST the server records.
 DECLARATION: dict[str, Any] = {
     "id": ACTION, "desc": "Guarded save", "kind": "write", "confirm": True, "scope": "editor",
     "params": {"type": "object", "properties": {"note": {"type": "string"}},
                "required": ["note"], "additionalProperties": False},
 }
-
-
 ARGUMENTS = {"note": "x"}
-
-
 # Something the page does to its testbed actions.
 PageChange = Callable[[Testbed], None]
 
@@ -48,11 +42,7 @@ def declare_guarded(testbed: Testbed) -> None:
 
 # What the user types; a `when_user` rule turns it into the call.
 GO_AHEAD = {"en": "go ahead", "zh": "开始吧"}
-
-
 GO_AHEAD_PATTERN = "go ahead|开始吧"
-
-
 # What the page does while the approval card is open, and the code the call must then get.
 CHANGES = [
     pytest.param(lambda testbed: testbed.disable_button(ACTION), "UNAVAILABLE",

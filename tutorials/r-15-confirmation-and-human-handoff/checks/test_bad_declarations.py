@@ -30,15 +30,9 @@ from harness import (
 # What the user types; a `when_user` rule turns it into the call.
 GO_AHEAD = {"en": "go ahead", "zh": "开始吧"}
 GO_AHEAD_PATTERN = "go ahead|开始吧"
-
-
 BAD_ID = "bad_decl"
-
-
 STRING_NOTE = {"type": "object", "properties": {"note": {"type": "string"}},
                "additionalProperties": False}
-
-
 # Fields replacing a valid `write` declaration's (or its `params` schema), one entry per way
 # to be wrong.
 BAD_DECLARATIONS: dict[str, dict[str, Any]] = {
@@ -77,8 +71,6 @@ BAD_DECLARATIONS: dict[str, dict[str, Any]] = {
     "handoff-reason-blank": {"handoff": {"reason": "  "}},
     "handoff-step-text-blank": {"handoff": {"steps": ["Type it.", " "]}},
 }
-
-
 # The cap of calls per model reply (page contract): the model calls the refused ids in groups.
 CALLS_PER_REPLY = 10
 

@@ -443,12 +443,8 @@ def test_always_allow_given_before_an_action_was_registered_again_as_danger_does
 
 # Keys that are no button's activation, pressed with a decision button focused.
 NOT_AN_ACTIVATION = ["Escape", "x", "ArrowRight", "ArrowDown", "Backspace", "Delete"]
-
-
 # More Tab presses than the dock has focusable elements: past them focus has left the dock.
 TAB_LIMIT = 30
-
-
 FOCUSED_DECISION = """() => {
   const focused = document.activeElement;
   const card = focused && focused.closest("[data-testid='pling-approval']");

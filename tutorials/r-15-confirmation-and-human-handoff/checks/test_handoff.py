@@ -220,8 +220,6 @@ def test_completed_handoff_reaches_the_model_as_a_receipt_naming_the_action(
 
 
 FIRST_HANDOFF = "sign_first"
-
-
 SECOND_HANDOFF = "sign_second"
 
 
@@ -271,8 +269,6 @@ def test_handoff_whose_check_throws_is_not_done(
 
 
 DONE_REQUIRES_EXPECT = "handoff-done-requires-expect"
-
-
 SAVED_NAME = "Acme"
 
 

@@ -21,11 +21,7 @@ from harness import (
 # What the user types; a `when_user` rule turns it into the call.
 GO_AHEAD = {"en": "go ahead", "zh": "开始吧"}
 GO_AHEAD_PATTERN = "go ahead|开始吧"
-
-
 COUNTED_ACTION = TestbedScripts.COUNTERSIGN_ACTION
-
-
 # What the page changes on its note (a JS function of the `gap-note` paragraph).
 PAGE_CHANGES = [
     pytest.param("note => note.setAttribute('data-state', 'signed')", id="attribute"),

@@ -329,13 +329,9 @@ def test_highlights_are_removed_however_the_handoff_ends(
 
 
 HANDOFF_ACTION = "sign_off"
-
-
 CLICKED_TYPES = [pytest.param(kind, id=kind)
                  for kind in ("button", "submit", "reset", "image", "color", "file", "checkbox",
                               "radio", "range")]
-
-
 # The value each clicked input gets: a label for the buttons; none for a checkbox or radio
 # (so only the click, not an input event with a value, can move the step); a range keeps
 # its default, which a click in its middle leaves as it is.
@@ -404,8 +400,6 @@ def test_handoff_steps_advance_on_each_kind_of_target_and_never_move_back(
 
 
 ELEMENT_ACTION = TestbedScripts.ELEMENT_ACTION
-
-
 # Targets that are neither fields nor buttons: a link and a plain element advance on a click;
 # an editable list item (whose `value` is a number, not text) once it has text.
 OTHER_TARGETS = [pytest.param("a", False, id="link"), pytest.param("div", False, id="div"),

@@ -157,8 +157,6 @@ LONG_NAME = {
     "en": "Northwind Traders Asia Pacific Quarterly Planning and Supply Chain Workspace v25",
     "zh": ("北风贸易亚太区二〇二五年第三季度预算规划与供应链协同工作区" * 3)[:80],
 }
-
-
 SPACED_NAME = {"en": "  Acme  Labs  ", "zh": "  北风  实验室  "}
 assert all(len(name) == 80 and name == name.strip() for name in LONG_NAME.values())
 

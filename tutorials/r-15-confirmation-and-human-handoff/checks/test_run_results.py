@@ -54,8 +54,6 @@ def message_to_model(model: ModelHandle, action: str) -> str:
 
 
 FAILING_ACTION = "flaky_sync"
-
-
 REASON = "quota exceeded (Harbor)"
 
 
@@ -78,11 +76,7 @@ def test_run_failed_result_carries_the_reason_the_run_gave(
 
 
 RESULT_ACTION = TestbedScripts.RETURNING_ACTION
-
-
 RESULT_DESC = TestbedScripts.RETURNING_DESC
-
-
 # What a `run` may return or throw that gives the model no reason of its own, and the reason
 # the model is told instead, as the glossary's named meaning (page contract, "What your page
 # must do"): a value JSON cannot carry "could not be sent back" (`run.result-not-json`); a
@@ -178,8 +172,6 @@ def test_run_failed_result_carries_a_thrown_string_as_the_reason(
 # request it makes, and what it leaves: the save alone was held once, and a page whose archive
 # or reset `run` did not wait for its fetch passed every check.
 CHANGED = WorkspaceSnapshot(name="Globex", archived=True, published=False)
-
-
 STARTING = WorkspaceSnapshot(name="Globex", archived=False, published=False)
 
 
