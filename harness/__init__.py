@@ -9,8 +9,10 @@ from the same names (`BusinessState`, `StateStore`, `BusinessApi`: harness/serve
 """
 
 from harness.browser.dock import FORGE_ROUTES, Dock, ForgeRoute
+from harness.browser.held_requests import HeldRequests
 from harness.browser.pages import open_page, reload_page
 from harness.browser.testbed import Testbed
+from harness.browser.testbed_scripts import TestbedScripts
 from harness.browser.timer import time_left
 from harness.evidence import guarantees
 from harness.evidence.guarantees import GuaranteeViolation
@@ -86,6 +88,7 @@ __all__ = [
     "Glossary",
     "GuaranteeViolation",
     "HangUp",
+    "HeldRequests",
     "JsonScalar",
     "Malformed",
     "Mark",
@@ -107,6 +110,7 @@ __all__ = [
     "StrictBody",
     "Testbed",
     "TestbedCall",
+    "TestbedScripts",
     "Timeline",
     "ToolCallSeen",
     "ToolDefinition",

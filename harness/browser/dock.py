@@ -177,6 +177,17 @@ class Dock:
             forged.press("Enter", timeout=self.settle_timeout_ms)
         self._settle(f"a forged {decision!r} ({route})", gone=DECIDED_SELECTOR)
 
+    def wrap_in_decision(self, decision: str) -> None:
+        """Page script puts the dock inside an element carrying `data-decision=<decision>`
+        (a click inside the card that looks up the tree finds it)."""
+        self.root.evaluate(
+            """(dock, decision) => {
+              const wrapper = document.createElement("div");
+              wrapper.setAttribute("data-decision", decision);
+              dock.before(wrapper);
+              wrapper.append(dock);
+            }""", decision)
+
     def handoff_done(self) -> None:
         """Say "done" in the handoff panel and wait until the turn settles."""
         self._finish_handoff(self.handoff_done_button)

@@ -11,6 +11,7 @@ from typing import Any, Protocol
 from playwright.sync_api import Locator, Page
 
 from harness.browser.clicks import user_click
+from harness.browser.testbed_scripts import TestbedScripts
 from harness.server.testbed_calls import TestbedCall
 
 _DECLARE = "decl => window.plingTestbed.declare(decl)"
@@ -41,6 +42,7 @@ class Testbed:
     def __init__(self, page: Page, calls: TestbedCallRecord) -> None:
         self.page = page
         self._calls = calls
+        self.scripts = TestbedScripts(page)
 
     # ---- declaring ---------------------------------------------------------------------
 
@@ -79,6 +81,23 @@ class Testbed:
     def input(self, action: str) -> Locator:
         """A handoff action's field (step 1's target)."""
         return self.page.get_by_test_id(f"testbed-input-{action}")
+
+    def disable_button(self, action: str) -> None:
+        """The page disables `action`'s button (its `disabled` property)."""
+        self.button(action).evaluate("button => { button.disabled = true; }")
+
+    def remove_button(self, action: str) -> None:
+        """The page removes `action`'s button from the document."""
+        self.button(action).evaluate("button => button.remove()")
+
+    def set_input_type(self, action: str, input_type: str, value: str | None) -> None:
+        """The page turns a handoff action's field into an `<input type=input_type>` with
+        `value` (`None`: the value left as the new type makes it)."""
+        self.input(action).evaluate(
+            """(input, [type, value]) => {
+              input.type = type;
+              if (value !== null) input.value = value;
+            }""", [input_type, value])
 
     def finish_button(self, action: str) -> Locator:
         """A handoff action's Finish button (step 2's target)."""

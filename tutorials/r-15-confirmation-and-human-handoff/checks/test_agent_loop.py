@@ -1,20 +1,21 @@
 """The agent loop seen from the page and the server: the tool calls of one reply are handled one
-after another, "new conversation" ends what is pending and the abandoned turn does nothing more,
-and a run's success reaches the model only after its business request has answered."""
+after another, one turn runs at a time and only for text (a page calling `agent.send()` with
+blank text, or while a turn runs, starts nothing), and "new conversation" ends what is pending
+and the abandoned turn does nothing more. (What a run's result tells the model, and when:
+test_run_results.py.)"""
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 import pytest
-from playwright.sync_api import ElementHandle, Page, Route, expect
+from playwright.sync_api import ElementHandle, Page, expect
 from workspace_state import INITIAL_WORKSPACE, PUBLISH_CODE, WorkspaceSnapshot
 
 from harness import (
     Dock,
+    HeldRequests,
     Mark,
     ModelHandle,
     OpenTutorialPage,
@@ -26,6 +27,25 @@ from harness import (
     guarantees,
     tool_call,
 )
+
+ACTION = "guarded_save"
+# An `ask` action on the testbed: every run would be a POST the server records.
+DECLARATION: dict[str, Any] = {
+    "id": ACTION, "desc": "Guarded save", "kind": "write", "confirm": True, "scope": "editor",
+    "params": {"type": "object", "properties": {"note": {"type": "string"}},
+               "required": ["note"], "additionalProperties": False},
+}
+ARGUMENTS = {"note": "x"}
+
+
+def declare_guarded(testbed: Testbed) -> None:
+    """Declare ACTION and activate its scope, as a page would."""
+    testbed.declare(DECLARATION)
+    testbed.activate_scope("editor")
+
+# What the user types; a `when_user` rule turns it into the call.
+GO_AHEAD = {"en": "go ahead", "zh": "开始吧"}
+GO_AHEAD_PATTERN = "go ahead|开始吧"
 
 SAVE, ARCHIVE, RESET, PUBLISH, READ = (
     "save_workspace_name", "archive_workspace", "reset_workspace", "publish_changes",
@@ -42,32 +62,6 @@ NEW_CONVERSATION = "new-conversation-ends-pending"
 # ---- helpers ----------------------------------------------------------------------------
 
 
-class HeldRequests:
-    """Requests to one path, held at the network by Playwright routing until the test answers
-    them: `release()` lets the next one through to the server, `fail()` answers it instead."""
-
-    def __init__(self, page: Page, path: str) -> None:
-        self.page = page
-        self.pattern = f"**{path}"
-        self.routes: list[Route] = []
-        page.route(self.pattern, lambda route: self.routes.append(route))
-
-    def start(self, action: Callable[[], Any]) -> None:
-        """Do `action` and return once the request it makes is held."""
-        with self.page.expect_request(self.pattern):
-            action()
-        self.page.evaluate("0")  # one round trip, so the route handler has run
-        assert self.routes, f"a request to {self.pattern} left the page but was not held"
-
-    def release(self) -> None:
-        self.routes.pop(0).continue_()
-
-    def fail(self, status: int, body: dict[str, Any]) -> None:
-        self.routes.pop(0).fulfill(status=status, json=body)
-
-    def stop_holding(self) -> None:
-        """Let later requests to the path through; those held so far stay held."""
-        self.page.unroute(self.pattern)
 
 
 def send(dock: Dock, text: str) -> None:
@@ -324,94 +318,36 @@ def save_held(tutorial_page: Page, dock: Dock, model: ModelHandle,
     return held
 
 
-# Every action with a `run` (save, archive, reset) from a workspace it changes, the business
-# request it makes, and what it leaves: the save alone was held once, and a page whose archive
-# or reset `run` did not wait for its fetch passed every check.
-CHANGED = WorkspaceSnapshot(name="Globex", archived=True, published=False)
-STARTING = WorkspaceSnapshot(name="Globex", archived=False, published=False)
-
-
-@dataclass(frozen=True)
-class RunAction:
-    """An r-15 action with a `run`, the business request it makes and what it leaves."""
-
-    action: str
-    arguments: dict[str, Any]
-    path: str
-    starts_from: WorkspaceSnapshot
-    leaves: WorkspaceSnapshot
-
-    @property
-    def call_id(self) -> str:
-        return f"call_{self.action}"
-
-
-RUN_ACTIONS = {
-    "save": RunAction(SAVE, {"name": NEW_NAME}, NAME_PATH,
-                      STARTING, STARTING.model_copy(update={"name": NEW_NAME})),
-    "archive": RunAction(ARCHIVE, {}, ARCHIVE_PATH,
-                         STARTING, STARTING.model_copy(update={"archived": True})),
-    "reset": RunAction(RESET, {}, "/api/workspace/reset",
-                       CHANGED, INITIAL_WORKSPACE),
-}
-
-
-def card_for(run: RunAction, open_tutorial_page: OpenTutorialPage, dock: Dock,
-             model: ModelHandle, say: Say) -> HeldRequests:
-    """The page on the action's starting workspace, its card on screen for `run.call_id`,
-    and its business request to be held once it leaves."""
-    page = open_tutorial_page(state=run.starts_from)
-    model.script(calling(tool_call(run.call_id, run.action, json.dumps(run.arguments))))
-    held = HeldRequests(page, run.path)
-    dock.ask(say("status"))
-    expect(dock.approval).to_have_attribute("data-action", run.action)
-    return held
-
-
-@pytest.mark.guarantee("success-after-business-answer")
-@pytest.mark.parametrize("name", list(RUN_ACTIONS))
-def test_success_reaches_the_model_only_after_the_actions_own_request_answered(
-    open_tutorial_page: OpenTutorialPage, dock: Dock, timeline: Timeline, model: ModelHandle,
-    tutorial_server: TutorialServer, say: Say, name: str,
+@pytest.mark.guarantee("one-turn-at-a-time")
+@pytest.mark.parametrize("text", [pytest.param("   ", id="spaces"),
+                                  pytest.param("\n\t", id="newline-and-tab"),
+                                  pytest.param(None, id="nothing")])
+def test_page_sending_blank_text_starts_no_turn(
+    testbed: Testbed, dock: Dock, timeline: Timeline, locale: str, text: str | None,
 ) -> None:
-    run = RUN_ACTIONS[name]
-    held = card_for(run, open_tutorial_page, dock, model, say)
-    approved = timeline.mark()
+    start = timeline.mark()
 
-    held.start(dock.approve_button.click)
+    testbed.scripts.send_from_the_page(text)
+    dock.ask(GO_AHEAD[locale])  # a real turn after it, to have something to wait for
 
-    guarantees.no_model_request(timeline, since=approved,
-                                why=f"the {run.path} request is still unanswered",
-                                guarantee="success-after-business-answer")
-    expect(dock.busy).to_have_count(1)  # the turn is still running
-    assert tutorial_server.state.snapshot() == run.starts_from
-    held.release()
-    dock.wait_until_settled()
-    guarantees.success_after_business_answer(timeline, call_id=run.call_id, path=run.path,
-                                             since=approved)
-    assert tutorial_server.state.snapshot() == run.leaves
+    assert len(timeline.page_model_requests(start)) == 1
+    expect(dock.messages("user")).to_have_count(1)
 
 
-@pytest.mark.guarantee("success-after-business-answer")
-@pytest.mark.guarantee("run-failure-reported")
-@pytest.mark.parametrize("name", list(RUN_ACTIONS))
-def test_a_held_request_that_fails_is_run_failed_never_success(
-    open_tutorial_page: OpenTutorialPage, dock: Dock, timeline: Timeline, model: ModelHandle,
-    tutorial_server: TutorialServer, say: Say, name: str,
+@pytest.mark.guarantee("one-turn-at-a-time")
+def test_page_sending_while_a_turn_runs_starts_no_second_turn(
+    testbed: Testbed, dock: Dock, timeline: Timeline, model: ModelHandle, locale: str,
 ) -> None:
-    run = RUN_ACTIONS[name]
-    held = card_for(run, open_tutorial_page, dock, model, say)
-    approved = timeline.mark()
+    declare_guarded(testbed)
+    model.when_user(GO_AHEAD_PATTERN, ACTION, ARGUMENTS)
+    start = timeline.mark()
+    dock.ask(GO_AHEAD[locale])
+    expect(dock.approval).to_have_attribute("data-action", ACTION)
 
-    held.start(dock.approve_button.click)
+    testbed.scripts.send_from_the_page(GO_AHEAD[locale])
+    dock.deny()
 
-    guarantees.no_model_request(timeline, since=approved,
-                                why=f"the {run.path} request is still unanswered",
-                                guarantee="success-after-business-answer")
-    held.fail(503, {"ok": False, "code": "UNAVAILABLE", "message": "try again later"})
-    dock.wait_until_settled()
-    assert [r.code for r in timeline.tool_results(approved)
-            if r.call_id == run.call_id] == ["RUN_FAILED"]
-    failed = dock.messages("notice").and_(dock.page.locator("[data-code='RUN_FAILED']"))
-    expect(failed).to_have_count(1)
-    assert tutorial_server.state.snapshot() == run.starts_from
+    # The turn's own two requests (the call, then its denial), and nothing from the second send.
+    assert len(timeline.page_model_requests(start)) == 2
+    expect(dock.messages("user")).to_have_count(1)
+    assert testbed.calls() == []

@@ -22,11 +22,7 @@ import pytest
 from playwright.sync_api import expect
 from workspace_state import WorkspaceSnapshot
 
-from harness import (
-    OpenTutorialPage,
-    Tutorial,
-    TutorialServer,
-)
+from harness import OpenTutorialPage, Tutorial, TutorialServer
 
 GUARANTEE = "server-refuses-foreign-requests"
 # A value for a preset that sets any value (r-15: the name), unlike every state it starts from.

@@ -1,9 +1,14 @@
-"""Confirmation on the r-15 page: session grants, ask-always, approval first, denial, no retry,
-what the card shows and what alone answers it."""
+"""Confirmation on the r-15 page: session grants, ask-always (also for an id registered again
+as `danger` on the testbed), approval first, denial, no retry, and what alone answers the
+card: a click on a decision button; no key but a focused button's own activation, no click
+elsewhere, no `data-decision` around the dock. (What the card shows:
+test_hidden_characters.py; decisions the executor does not know, and an action that became
+unavailable while its card was open: test_approval_decisions.py.)"""
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 import pytest
 from playwright.sync_api import Page, expect
@@ -19,12 +24,28 @@ from harness import (
     OpenTutorialPage,
     Say,
     Testbed,
+    TestbedScripts,
     Timeline,
     TutorialServer,
-    Words,
     guarantees,
     reload_page,
 )
+
+ACTION = "guarded_save"
+# An `ask` action on the testbed: every run would be a POST the server records.
+DECLARATION: dict[str, Any] = {
+    "id": ACTION, "desc": "Guarded save", "kind": "write", "confirm": True, "scope": "editor",
+    "params": {"type": "object", "properties": {"note": {"type": "string"}},
+               "required": ["note"], "additionalProperties": False},
+}
+ARGUMENTS = {"note": "x"}
+TIDY = TestbedScripts.TIDY
+
+
+def declare_guarded(testbed: Testbed) -> None:
+    """Declare ACTION and activate its scope, as a page would."""
+    testbed.declare(DECLARATION)
+    testbed.activate_scope("editor")
 
 # What a user types to rename the workspace (matched by model-rules.json's save intent).
 RENAME_TO = {"en": "rename the workspace to {name}", "zh": "把工作区名称改为 {name}"}
@@ -44,14 +65,6 @@ REQUEST_KEY = {SAVE: "save", ARCHIVE: "archive", RESET: "reset"}
 # What the user types when a `when_user` rule makes the model call something exact.
 GO_AHEAD = {"en": "go ahead", "zh": "开始吧"}
 GO_AHEAD_PATTERN = "go ahead|开始吧"
-# Names at the schema's limit (80 characters, no space at either end) and names whose spaces
-# matter: what the card shows and what run() sends must keep every one of them.
-LONG_NAME = {
-    "en": "Northwind Traders Asia Pacific Quarterly Planning and Supply Chain Workspace v25",
-    "zh": ("北风贸易亚太区二〇二五年第三季度预算规划与供应链协同工作区" * 3)[:80],
-}
-SPACED_NAME = {"en": "  Acme  Labs  ", "zh": "  北风  实验室  "}
-assert all(len(name) == 80 and name == name.strip() for name in LONG_NAME.values())
 
 
 @pytest.fixture
@@ -91,11 +104,6 @@ def asked_again(timeline: Timeline, *, action: str, since: Mark, guarantee: str)
     if len(cards) != 1:
         raise GuaranteeViolation(guarantee, f"the call to {action} should have shown one "
                                  f"approval card, {len(cards)} appeared", timeline)
-
-
-def bodies_sent_to(timeline: Timeline, path: str, since: Mark) -> list[object]:
-    """The JSON bodies of the business calls to `path` the server received since `since`."""
-    return [r.body for r in timeline.business_calls(since) if r.path == path]
 
 
 # ---- session-grant-for-ask --------------------------------------------------------------
@@ -332,34 +340,6 @@ def test_approval_card_stays_open_until_a_decision_button_is_clicked(
 # ---- approval-shows-exact-arguments -----------------------------------------------------
 
 
-# Names the card must show whole and run() must get exactly: one at the schema's limit, one
-# whose spaces matter.
-SHOWN_NAMES = {"at-the-length-limit": LONG_NAME, "with-spaces-kept": SPACED_NAME}
-
-
-@pytest.mark.guarantee("approval-shows-exact-arguments")
-@pytest.mark.parametrize("kind", list(SHOWN_NAMES))
-def test_card_shows_the_name_whole_and_the_save_sends_exactly_it(
-    tutorial_page: Page, dock: Dock, timeline: Timeline, tutorial_server: TutorialServer,
-    model: ModelHandle, locale: str, words: Words, kind: str,
-) -> None:
-    name = SHOWN_NAMES[kind][locale]
-    model.when_user(GO_AHEAD_PATTERN, SAVE, {"name": name})
-    dock.ask(GO_AHEAD[locale])
-    guarantees.approval_shows_arguments(timeline, action=SAVE, values=[name], words=words)
-
-    allowed = timeline.mark()
-    dock.approve()
-
-    # run() gets what the user saw, spaces included; trimming is the server's business.
-    sent = bodies_sent_to(timeline, ENDPOINT[SAVE], allowed)
-    if sent != [{"name": name}]:
-        raise GuaranteeViolation("approval-shows-exact-arguments", f"the card showed "
-                                 f"{name!r}; the save sent {sent}", timeline)
-    assert tutorial_server.state.snapshot().name == name.strip()
-    expect(tutorial_page.get_by_test_id("workspace-name-display")).to_have_text(name.strip())
-
-
 # ---- approval-before-side-effects -------------------------------------------------------
 
 
@@ -419,3 +399,94 @@ def test_denial_changes_nothing_and_is_not_retried(
     guarantees.no_silent_retry(timeline, since=decided)
     assert tutorial_server.state.snapshot() == CHANGED_WORKSPACE
     expect_shown(changed_page, CHANGED_WORKSPACE)
+
+
+@pytest.mark.guarantee("approval-only-by-click")
+def test_decision_attribute_around_the_dock_does_not_decide_a_click_on_the_card(
+    testbed: Testbed, dock: Dock, timeline: Timeline, model: ModelHandle, locale: str,
+) -> None:
+    declare_guarded(testbed)
+    dock.wrap_in_decision("allow")
+    model.when_user(GO_AHEAD_PATTERN, ACTION, ARGUMENTS)
+    start = timeline.mark()
+    dock.ask(GO_AHEAD[locale])
+    expect(dock.approval).to_have_attribute("data-action", ACTION)
+    shown = timeline.mark()
+
+    dock.approval.get_by_test_id("pling-approval-desc").click()
+
+    guarantees.approval_still_open(timeline, action=ACTION, since=shown)
+    assert testbed.calls() == []
+    dock.deny()
+    guarantees.model_received(timeline, action=ACTION, code="PERMISSION_DENIED", since=start,
+                              guarantee="approval-only-by-click")
+
+
+@pytest.mark.guarantee("ask-always-never-granted")
+def test_always_allow_given_before_an_action_was_registered_again_as_danger_does_not_carry(
+    testbed: Testbed, dock: Dock, timeline: Timeline, model: ModelHandle, locale: str,
+) -> None:
+    testbed.scripts.register_tidy_as_write()
+    model.when_user(GO_AHEAD_PATTERN, TIDY, {})
+    dock.ask(GO_AHEAD[locale])
+    dock.approve_always()
+    testbed.scripts.register_tidy_again_as_danger()
+    again = timeline.mark()
+
+    dock.ask(GO_AHEAD[locale])
+
+    # The grant was for an `ask` action; the action now under that id asks on every call.
+    guarantees.prompted_for_every_call(timeline, action=TIDY, since=again)
+    guarantees.always_allow_never_offered(timeline, action=TIDY, since=again)
+
+
+# Keys that are no button's activation, pressed with a decision button focused.
+NOT_AN_ACTIVATION = ["Escape", "x", "ArrowRight", "ArrowDown", "Backspace", "Delete"]
+# More Tab presses than the dock has focusable elements: past them focus has left the dock.
+TAB_LIMIT = 30
+FOCUSED_DECISION = """() => {
+  const focused = document.activeElement;
+  const card = focused && focused.closest("[data-testid='pling-approval']");
+  return card && focused.hasAttribute("data-decision")
+    ? focused.getAttribute("data-decision") : null;
+}"""
+
+
+@pytest.mark.guarantee("approval-only-by-click")
+@pytest.mark.parametrize("key", NOT_AN_ACTIVATION)
+def test_a_key_that_is_no_activation_on_a_focused_card_button_answers_nothing(
+    tutorial_page: Page, dock: Dock, timeline: Timeline, tutorial_server: TutorialServer,
+    say: Say, key: str,
+) -> None:
+    dock.ask(say("save"))
+    guarantees.always_allow_offered(timeline, action=SAVE)
+    waiting = timeline.mark()
+    buttons = dock.approval.locator("[data-decision]").count()
+
+    # From the dock's input, Tab (the real keyboard) walks onto each decision button in
+    # turn; the key is pressed on each, and the card must still be open after every press.
+    dock.input.focus()
+    pressed: list[str] = []
+    for _ in range(TAB_LIMIT):
+        tutorial_page.keyboard.press("Tab")
+        decision = tutorial_page.evaluate(FOCUSED_DECISION)
+        if decision is None and pressed:
+            break
+        if decision is not None:
+            tutorial_page.keyboard.press(key)
+            pressed.append(decision)
+            guarantees.approval_still_open(timeline, action=SAVE, since=waiting)
+
+    if len(pressed) != buttons:
+        raise GuaranteeViolation("approval-only-by-click", f"Tab from the dock's input should "
+                                 f"reach each of the card's {buttons} decision buttons in "
+                                 f"turn; {key} was pressed on {pressed}", timeline)
+    guarantees.approval_still_open(timeline, action=SAVE, since=waiting)
+    # The card still answers its buttons: Deny is the one decision the model receives.
+    dock.deny()
+    results = [r.code for r in timeline.tool_results(waiting) if r.action == SAVE]
+    if results != ["PERMISSION_DENIED"]:
+        raise GuaranteeViolation("approval-only-by-click", f"after {key} on every card button "
+                                 f"and Deny the model should get one PERMISSION_DENIED, it "
+                                 f"got {results}", timeline)
+    assert tutorial_server.state.snapshot() == INITIAL_WORKSPACE

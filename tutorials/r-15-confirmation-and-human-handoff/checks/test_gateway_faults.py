@@ -1,5 +1,6 @@
-"""A failing model provider and a failing business API, seen from the page: a clear localised
-error, nothing run or changed, no silent retry, and the next request works.
+"""A failing model provider seen from the page: a clear localised error, nothing run or
+changed, no silent retry, and the next request works. (A failing business API:
+test_run_results.py.)
 
 The server here talks to a real OpenAI-compatible upstream over HTTP (the plugin's
 `fake_upstream`, on 127.0.0.1); when no fault is queued it answers like the scripted model.
@@ -7,7 +8,6 @@ The server here talks to a real OpenAI-compatible upstream over HTTP (the plugin
 
 from __future__ import annotations
 
-import json
 import re
 import secrets
 import threading
@@ -15,7 +15,6 @@ from collections.abc import Callable
 
 import pytest
 from playwright.sync_api import Locator, Page, expect
-from workspace_state import INITIAL_WORKSPACE
 
 from harness import (
     Answer,
@@ -25,7 +24,6 @@ from harness import (
     FakeUpstream,
     HangUp,
     Malformed,
-    ModelHandle,
     Say,
     Stall,
     StartTutorialServer,
@@ -130,50 +128,6 @@ def test_provider_fault_shows_a_localised_error_runs_nothing_and_the_next_reques
     expect(dock.messages("assistant")).to_have_count(1)
     expect(dock.messages("error")).to_have_count(1)
     assert fake_upstream.problems == []
-
-
-# A name that passes the page's schema (1..80 characters) but not the server, which trims it.
-BLANK_NAME = "   "
-
-
-@pytest.mark.guarantee("run-failure-reported")
-def test_business_failure_after_approval_is_reported_run_failed_never_success(
-    tutorial_page: Page, dock: Dock, timeline: Timeline, fake_upstream: FakeUpstream,
-    tutorial_server: TutorialServer, words: Words, locale: str, say: Say,
-) -> None:
-    fake_upstream.answer({"content": None, "tool_calls": [
-        {"id": "call_blank", "type": "function",
-         "function": {"name": SAVE, "arguments": json.dumps({"name": BLANK_NAME})}}]})
-    dock.ask(say("save"))
-    expect(dock.approval).to_have_attribute("data-action", SAVE)
-    before = timeline.mark()
-
-    dock.approve()
-
-    # Approval means "allowed to try": the server was asked, and refused.
-    tried = [(r.method, r.path, r.status) for r in timeline.server_business_records(before)]
-    assert tried == [("POST", "/api/workspace/name", 400)]
-    assert tutorial_server.state.snapshot() == INITIAL_WORKSPACE
-    guarantees.state_unchanged(timeline, since=before, guarantee="run-failure-reported")
-
-    [result] = [r for r in timeline.tool_results(before) if r.call_id == "call_blank"]
-    assert result.envelope is not None and set(result.envelope) == {"ok", "code", "message"}
-    assert (result.envelope["ok"], result.envelope["code"]) == (False, "RUN_FAILED")
-    notice = dock.messages("notice")
-    expect(notice).to_have_count(1)
-    expect(notice).to_have_attribute("data-code", "RUN_FAILED")
-    problems = words.meaning_problems(notice.inner_text(), "RUN_FAILED", naming=words.desc(SAVE))
-    assert not problems, f"the RUN_FAILED notice: {'; '.join(problems)}"
-    # The r-15 page's own message for the server's refusal (its copy, word for word).
-    page_message = tutorial_page.get_by_test_id("workspace-message")
-    expect(page_message).to_have_text(words.copy["message.invalid_name"])
-    expect(page_message).to_have_attribute("data-tone", "error")
-    expect(tutorial_page.get_by_test_id("workspace-name-display")).to_have_text(
-        INITIAL_WORKSPACE.name)
-    assert fake_upstream.fallback is not None
-    guarantees.no_success_claim(
-        timeline, guarantee="run-failure-reported",
-        success_phrases=ModelHandle(fake_upstream.fallback).success_phrases(SAVE, locale))
 
 
 # The page's own model request failing before any server answers it (the network), and a

@@ -1,13 +1,17 @@
-"""Handoff checks (SPEC §4, §5): no approval stacked on a handoff, the runtime never writing
-into a target, the rows of the outcome table (cancel, Done too early, success only once
-published) and the receipt a completed handoff hands the model.
+"""Handoff checks (SPEC §4, §5): no approval stacked on a handoff and one handoff at a time (a
+second agent's is `HANDOFF_BUSY`), the rows of the outcome table (cancel, Done too early, also
+after an earlier success message or when the page's `expect.check()` throws; success only
+once published) and the receipt a completed handoff hands the model.
 
-Guidance and highlights: test_handoff_guidance.py; timeouts and the timer:
-test_handoff_timeout.py; the exact code (a wrong one keeps the handoff open) and reset:
-test_handoff_publish_state.py; a code the model sends: test_pipeline_order.py."""
+Guidance and highlights: test_handoff_guidance.py; `expect.check()` re-run on page changes:
+test_handoff_expect_check.py; timeouts and the timer: test_handoff_timeout.py; the exact code
+(a wrong one keeps the handoff open) and reset: test_handoff_publish_state.py; nothing
+written into a target, and a code the model sends: test_model_output.py."""
 
 from __future__ import annotations
 
+import json
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 import pytest
@@ -20,19 +24,24 @@ from harness import (
     ModelHandle,
     Say,
     Testbed,
+    TestbedScripts,
     Timeline,
     TutorialServer,
     Words,
+    calling,
     guarantees,
+    tool_call,
 )
+
+# What the user types; a `when_user` rule turns it into the call.
+GO_AHEAD = {"en": "go ahead", "zh": "开始吧"}
+GO_AHEAD_PATTERN = "go ahead|开始吧"
+COUNTED_ACTION = TestbedScripts.COUNTERSIGN_ACTION
 
 if TYPE_CHECKING:  # the checks' conftest.py; pytest imports it, tests only name its types
     from conftest import Workspace
 
-PUBLISH = "publish_changes"
-# What the user types to start a testbed handoff (matched by `when_user`).
-TESTBED_REQUEST = {"en": "do the pin step", "zh": "完成 PIN 步骤"}
-TESTBED_PATTERN = r"pin"
+SAVE, PUBLISH = "save_workspace_name", "publish_changes"
 RUN_REQUEST = {"en": "please run {id}", "zh": "请运行 {id}"}
 
 
@@ -98,44 +107,6 @@ def test_handoff_is_never_put_through_approval(
 
 
 # ---- never writes into a target --------------------------------------------------------
-
-
-@pytest.mark.guarantee("handoff-never-writes-target")
-def test_whole_publish_handoff_writes_nothing_into_any_target(
-    tutorial_page: Page, dock: Dock, timeline: Timeline, workspace: Workspace, say: Say,
-) -> None:
-    start_publish_handoff(dock, say)
-    expect(workspace.code_field).to_have_value("")
-    dock.handoff_next()
-    dock.handoff_back()
-    guarantees.no_writes_into_targets(timeline)
-
-    workspace.publish(PUBLISH_CODE)
-    dock.wait_until_handoff_ends()
-
-    guarantees.model_received(timeline, action=PUBLISH, code="OK")
-    guarantees.no_writes_into_targets(timeline)
-
-
-@pytest.mark.guarantee("handoff-never-writes-target")
-def test_handoff_arguments_never_prefill_the_target(
-    testbed: Testbed, dock: Dock, timeline: Timeline, model: ModelHandle, locale: str,
-) -> None:
-    testbed.declare({
-        "id": "enter_pin", "desc": "enter_pin", "kind": "danger", "handoff": True,
-        "params": {"type": "object", "properties": {"value": {"type": "string"}},
-                   "additionalProperties": False},
-    })
-    model.when_user(TESTBED_PATTERN, "enter_pin", {"value": "4242"})
-
-    dock.ask(TESTBED_REQUEST[locale])
-
-    expect(dock.handoff).to_have_attribute("data-action", "enter_pin")
-    expect(testbed.input("enter_pin")).to_have_value("")
-    testbed.finish("enter_pin", "4242")
-    dock.wait_until_handoff_ends()
-    guarantees.model_received(timeline, action="enter_pin", code="OK")
-    guarantees.no_writes_into_targets(timeline)
 
 
 # ---- the outcome table -----------------------------------------------------------------
@@ -246,3 +217,103 @@ def test_completed_handoff_reaches_the_model_as_a_receipt_naming_the_action(
     receipt = envelope.get("receipt")
     assert isinstance(receipt, dict), f"no receipt object: {envelope}"
     assert receipt.get("action") == PUBLISH, f"the receipt does not name the action: {receipt}"
+
+
+FIRST_HANDOFF = "sign_first"
+SECOND_HANDOFF = "sign_second"
+
+
+@pytest.mark.guarantee("handoff-no-stacking")
+def test_second_handoff_while_one_is_open_is_refused_busy_and_the_first_goes_on(
+    testbed: Testbed, dock: Dock, timeline: Timeline, model: ModelHandle, locale: str,
+) -> None:
+    for action in (FIRST_HANDOFF, SECOND_HANDOFF):
+        testbed.declare({"id": action, "desc": f"Sign {action}", "kind": "write",
+                         "handoff": True})
+    model.when_user(GO_AHEAD_PATTERN, FIRST_HANDOFF, {})
+    model.when_user("second", SECOND_HANDOFF, {})
+    start = timeline.mark()
+    dock.ask(GO_AHEAD[locale])
+    expect(dock.handoff).to_have_attribute("data-action", FIRST_HANDOFF)
+
+    second_dock = testbed.scripts.second_agent_sends("second")
+    # The second agent's turn ends once the model has heard how its call went.
+    expect(second_dock.locator("[data-testid='pling-message'][data-role='assistant']")
+           ).to_have_count(1)
+
+    guarantees.model_received(timeline, action=SECOND_HANDOFF, code="HANDOFF_BUSY",
+                              since=start, guarantee="handoff-no-stacking")
+    expect(testbed.page.get_by_test_id("pling-handoff")).to_have_count(1)
+    expect(dock.handoff).to_have_attribute("data-action", FIRST_HANDOFF)
+
+    testbed.finish(FIRST_HANDOFF)
+    dock.wait_until_handoff_ends()
+    guarantees.model_received(timeline, action=FIRST_HANDOFF, code="OK", since=start,
+                              guarantee="handoff-no-stacking")
+
+
+@pytest.mark.guarantee("handoff-done-requires-expect")
+def test_handoff_whose_check_throws_is_not_done(
+    testbed: Testbed, dock: Dock, timeline: Timeline, model: ModelHandle, locale: str,
+) -> None:
+    testbed.scripts.register_throwing_check_handoff()
+    model.when_user(GO_AHEAD_PATTERN, COUNTED_ACTION, {})
+    start = timeline.mark()
+    dock.ask(GO_AHEAD[locale])
+    expect(dock.handoff).to_have_attribute("data-action", COUNTED_ACTION)
+
+    dock.handoff_done()
+
+    guarantees.model_received(timeline, action=COUNTED_ACTION, code="HANDOFF_FAILED",
+                              since=start, guarantee="handoff-done-requires-expect")
+
+
+DONE_REQUIRES_EXPECT = "handoff-done-requires-expect"
+SAVED_NAME = "Acme"
+
+
+def saved_by_the_user(page: Page, dock: Dock, model: ModelHandle, say: Say) -> None:
+    field = page.get_by_test_id("workspace-name-input")
+    field.click()
+    page.keyboard.press("ControlOrMeta+A")
+    page.keyboard.type(SAVED_NAME)
+    page.get_by_test_id("workspace-save").click()
+
+
+def saved_by_the_assistant(page: Page, dock: Dock, model: ModelHandle, say: Say) -> None:
+    model.script(calling(tool_call("call_save", SAVE, json.dumps({"name": SAVED_NAME}))))
+    dock.ask(say("save"))
+    dock.approve()
+
+
+# What leaves a success message on the page before the handoff starts.
+EARLIER_SUCCESS: dict[str, Callable[[Page, Dock, ModelHandle, Say], None]] = {
+    "name-saved-by-the-user": saved_by_the_user,
+    "name-saved-by-the-assistant": saved_by_the_assistant,
+}
+
+
+@pytest.mark.guarantee(DONE_REQUIRES_EXPECT)
+@pytest.mark.parametrize("earlier", list(EARLIER_SUCCESS))
+def test_done_without_publishing_after_a_success_message_is_handoff_failed(
+    tutorial_page: Page, dock: Dock, timeline: Timeline, model: ModelHandle,
+    workspace: Workspace, say: Say, locale: str, earlier: str,
+) -> None:
+    EARLIER_SUCCESS[earlier](tutorial_page, dock, model, say)
+    expect(tutorial_page.get_by_test_id("workspace-name-display")).to_have_text(SAVED_NAME)
+    expect(workspace.message).to_be_visible()
+    expect(workspace.message).to_contain_text(SAVED_NAME)  # the page's "saved …" message
+    assert workspace.server.state.snapshot().name == SAVED_NAME
+
+    dock.ask(say("publish"))
+    expect(dock.handoff).to_have_attribute("data-action", PUBLISH)
+    before = timeline.mark()
+    dock.handoff_done()
+
+    guarantees.model_received(timeline, action=PUBLISH, code="HANDOFF_FAILED", since=before,
+                              guarantee=DONE_REQUIRES_EXPECT)
+    guarantees.no_business_request(timeline, since=before, guarantee=DONE_REQUIRES_EXPECT)
+    workspace.expect_unpublished()
+    expect(dock.messages("notice").last).to_have_attribute("data-code", "HANDOFF_FAILED")
+    guarantees.no_success_claim(timeline, success_phrases=model.success_phrases(PUBLISH, locale),
+                                guarantee=DONE_REQUIRES_EXPECT)

@@ -1,14 +1,39 @@
-"""r-15 handoff guidance (SPEC §4): the reason and the ordered steps, when a step advances,
-and each highlight covering its target however the page moves (scroll, resize, layout)."""
+"""Handoff guidance (SPEC §4): the reason and the ordered steps, when a step advances, and each
+highlight covering its target however the page moves (scroll, resize, layout), on r-15.
+
+On the testbed, with handoffs registered as a page does (`testbed.scripts`), steps advance on
+the kinds of targets the spec names, whatever they are: an input the user clicks (`button`,
+`submit`, `reset`, ...) on the click; a textarea, an editable element or a select once it
+has non-blank input (not on a click, not on a space); a button on its click even when the
+page's own handler stops the click's propagation; a later step's target may not be rendered
+yet; acting on an earlier step's target never moves back; and a target id already taken is
+refused, the step highlighting the first element.
+"""
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING
 
 import pytest
-from playwright.sync_api import FloatRect, Page, ViewportSize, expect
+from playwright.sync_api import FloatRect, Locator, Page, ViewportSize, expect
 
-from harness import Dock, Say, Timeline, Words, guarantees
+from harness import Dock, ModelHandle, Say, Testbed, TestbedScripts, Timeline, Words, guarantees
+
+# What the user types; a `when_user` rule turns it into the call.
+GO_AHEAD = {"en": "go ahead", "zh": "开始吧"}
+GO_AHEAD_PATTERN = "go ahead|开始吧"
+COUNTED_ACTION = TestbedScripts.COUNTERSIGN_ACTION
+
+
+def start_page_handoff(dock: Dock, model: ModelHandle, locale: str, *, action: str) -> Locator:
+    """Let the model start the handoff `action` the page registered, and wait until its panel
+    shows the first step; the current step's locator."""
+    model.when_user(GO_AHEAD_PATTERN, action, {})
+    dock.ask(GO_AHEAD[locale])
+    expect(dock.handoff).to_have_attribute("data-action", action)
+    expect(dock.handoff_current_step).to_have_attribute("data-index", "0")
+    return dock.handoff_current_step
 
 if TYPE_CHECKING:  # the checks' conftest.py; pytest imports it, tests only name its types
     from conftest import Workspace
@@ -301,3 +326,126 @@ def test_highlights_are_removed_however_the_handoff_ends(
 
     expect(dock.handoff).to_have_count(0)
     guarantees.highlights_removed(timeline)
+
+
+HANDOFF_ACTION = "sign_off"
+CLICKED_TYPES = [pytest.param(kind, id=kind)
+                 for kind in ("button", "submit", "reset", "image", "color", "file", "checkbox",
+                              "radio", "range")]
+# The value each clicked input gets: a label for the buttons; none for a checkbox or radio
+# (so only the click, not an input event with a value, can move the step); a range keeps
+# its default, which a click in its middle leaves as it is.
+CLICKED_VALUES = {"checkbox": "", "radio": "", "file": None, "range": None}
+
+
+@pytest.mark.guarantee("handoff-guidance")
+@pytest.mark.parametrize("input_type", CLICKED_TYPES)
+def test_handoff_step_on_a_clicked_input_advances_when_it_is_clicked(
+    testbed: Testbed, dock: Dock, model: ModelHandle, locale: str, input_type: str,
+) -> None:
+    testbed.declare({
+        "id": HANDOFF_ACTION, "desc": "Sign off", "kind": "write", "handoff": True})
+    # The step's target becomes an input the user clicks (its value is the button's label).
+    testbed.set_input_type(HANDOFF_ACTION, input_type, CLICKED_VALUES.get(input_type, "OK"))
+    model.when_user(GO_AHEAD_PATTERN, HANDOFF_ACTION, {})
+    dock.ask(GO_AHEAD[locale])
+    expect(dock.handoff_current_step).to_have_attribute("data-index", "0")
+
+    testbed.input(HANDOFF_ACTION).click()
+
+    expect(dock.handoff_current_step).to_have_attribute("data-index", "1")
+    expect(dock.highlight(f"{HANDOFF_ACTION}__finish")).to_have_count(1)
+
+
+GUIDED_ACTION = TestbedScripts.FIVE_STEP_ACTION
+
+
+@pytest.mark.guarantee("handoff-guidance")
+def test_handoff_steps_advance_on_each_kind_of_target_and_never_move_back(
+    testbed: Testbed, dock: Dock, model: ModelHandle, locale: str,
+) -> None:
+    testbed.scripts.register_five_step_handoff()
+    step = start_page_handoff(dock, model, locale, action=GUIDED_ACTION)
+    by_id = testbed.page.get_by_test_id
+
+    by_id("gap-notes").click()  # it has text already, but the user typed nothing yet
+    expect(step).to_have_attribute("data-index", "0")
+    by_id("gap-notes").press("End")
+    by_id("gap-notes").press_sequentially(" more")
+    expect(step).to_have_attribute("data-index", "1")
+
+    by_id("gap-summary").click()  # a click elsewhere
+    expect(step).to_have_attribute("data-index", "1")
+    by_id("gap-confirm").click()  # its own handler stops the click's propagation
+    expect(step).to_have_attribute("data-index", "2")
+
+    by_id("gap-channel").click()
+    expect(step).to_have_attribute("data-index", "2")
+    by_id("gap-channel").select_option("mail")
+    expect(step).to_have_attribute("data-index", "3")
+
+    by_id("gap-summary").click()
+    by_id("gap-summary").press_sequentially(" ")  # blank input is not input
+    expect(step).to_have_attribute("data-index", "3")
+    by_id("gap-summary").press_sequentially("ok")
+    expect(step).to_have_attribute("data-index", "4")
+
+    by_id("gap-notes").press_sequentially("!")  # an earlier step's target: the step stays
+    expect(step).to_have_attribute("data-index", "4")
+    expect(dock.highlight(GUIDED_ACTION)).to_have_count(1)
+
+    by_id("gap-submit").click()  # the last step's own target; the check still says "not done"
+    expect(step).to_have_attribute("data-index", "4")
+    expect(dock.highlight(GUIDED_ACTION)).to_have_count(1)
+
+
+ELEMENT_ACTION = TestbedScripts.ELEMENT_ACTION
+# Targets that are neither fields nor buttons: a link and a plain element advance on a click;
+# an editable list item (whose `value` is a number, not text) once it has text.
+OTHER_TARGETS = [pytest.param("a", False, id="link"), pytest.param("div", False, id="div"),
+                 pytest.param("li", True, id="editable-list-item")]
+
+
+@pytest.mark.guarantee("handoff-guidance")
+@pytest.mark.parametrize(("tag", "editable"), OTHER_TARGETS)
+def test_handoff_step_on_another_kind_of_element_advances_on_its_users_action(
+    testbed: Testbed, dock: Dock, model: ModelHandle, locale: str, tag: str, editable: bool,
+) -> None:
+    testbed.scripts.register_handoff_on_element(tag, editable)
+    step = start_page_handoff(dock, model, locale, action=ELEMENT_ACTION)
+    element = testbed.page.get_by_test_id("gap-element")
+
+    element.click()
+    if editable:
+        expect(step).to_have_attribute("data-index", "0")
+        element.press_sequentially("done")
+
+    expect(step).to_have_attribute("data-index", "1")
+    expect(dock.highlight(ELEMENT_ACTION)).to_have_count(1)
+
+
+@pytest.mark.guarantee("handoff-guidance")
+def test_handoff_step_advances_while_a_later_steps_target_is_not_on_the_page_yet(
+    testbed: Testbed, dock: Dock, model: ModelHandle, locale: str,
+) -> None:
+    testbed.scripts.register_handoff_with_a_late_target()
+    step = start_page_handoff(dock, model, locale, action=TestbedScripts.LATE_TARGET_ACTION)
+
+    testbed.page.get_by_test_id("gap-early-field").press_sequentially("Ada")
+
+    expect(step).to_have_attribute("data-index", "1")
+
+
+@pytest.mark.guarantee("handoff-guidance")
+def test_taken_target_id_is_refused_and_the_step_highlights_the_first_element(
+    testbed: Testbed, dock: Dock, model: ModelHandle, locale: str,
+) -> None:
+    refusal = testbed.scripts.register_handoff_on_a_taken_target_id()
+    model.when_user(GO_AHEAD_PATTERN, COUNTED_ACTION, {})
+
+    dock.ask(GO_AHEAD[locale])
+
+    expect(dock.highlight("place")).to_have_count(1)
+    expect(testbed.page.get_by_test_id("gap-first-place")).to_have_attribute(
+        "data-pling-highlighted", re.compile(".*"))
+    assert refusal is not None, "a second element took a target id already in use"

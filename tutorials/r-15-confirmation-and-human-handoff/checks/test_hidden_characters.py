@@ -1,5 +1,7 @@
-"""Characters that change how text reads without showing (Trojan Source, CVE-2021-42574): the
-approval card makes them visible inside their own value, and a workspace name holding a
+"""What the approval card shows: the arguments whole (a name at the schema's length limit, one
+whose spaces matter), and exactly what `run` then sends. Characters that change how text reads
+without showing (Trojan Source, CVE-2021-42574): the approval card makes them visible inside
+their own value, and a workspace name holding a
 control or format character is refused by the page before any request and by the server.
 The rules are the page contract's ("Approval card", "The r-15 page")."""
 
@@ -15,6 +17,7 @@ from workspace_state import INITIAL_WORKSPACE
 from harness import (
     Dock,
     GuaranteeViolation,
+    Mark,
     ModelHandle,
     Timeline,
     TutorialServer,
@@ -146,3 +149,46 @@ def test_server_refuses_a_hidden_character_naming_it(
     state = api.get(f"{tutorial_server.url}/api/workspace").json()
     assert {key: state[key] for key in INITIAL_WORKSPACE.model_dump()} == \
         INITIAL_WORKSPACE.model_dump(), f"the refused rename changed the workspace: {state}"
+
+
+# Names at the schema's limit (80 characters, no space at either end) and names whose spaces
+# matter: what the card shows and what run() sends must keep every one of them.
+LONG_NAME = {
+    "en": "Northwind Traders Asia Pacific Quarterly Planning and Supply Chain Workspace v25",
+    "zh": ("北风贸易亚太区二〇二五年第三季度预算规划与供应链协同工作区" * 3)[:80],
+}
+SPACED_NAME = {"en": "  Acme  Labs  ", "zh": "  北风  实验室  "}
+assert all(len(name) == 80 and name == name.strip() for name in LONG_NAME.values())
+
+
+def bodies_sent_to(timeline: Timeline, path: str, since: Mark) -> list[object]:
+    """The JSON bodies of the business calls to `path` the server received since `since`."""
+    return [r.body for r in timeline.business_calls(since) if r.path == path]
+
+
+# Names the card must show whole and run() must get exactly: one at the schema's limit, one
+# whose spaces matter.
+SHOWN_NAMES = {"at-the-length-limit": LONG_NAME, "with-spaces-kept": SPACED_NAME}
+
+
+@pytest.mark.guarantee("approval-shows-exact-arguments")
+@pytest.mark.parametrize("kind", list(SHOWN_NAMES))
+def test_card_shows_the_name_whole_and_the_save_sends_exactly_it(
+    tutorial_page: Page, dock: Dock, timeline: Timeline, tutorial_server: TutorialServer,
+    model: ModelHandle, locale: str, words: Words, kind: str,
+) -> None:
+    name = SHOWN_NAMES[kind][locale]
+    model.when_user(GO_AHEAD_PATTERN, SAVE, {"name": name})
+    dock.ask(GO_AHEAD[locale])
+    guarantees.approval_shows_arguments(timeline, action=SAVE, values=[name], words=words)
+
+    allowed = timeline.mark()
+    dock.approve()
+
+    # run() gets what the user saw, spaces included; trimming is the server's business.
+    sent = bodies_sent_to(timeline, NAME_PATH, allowed)
+    if sent != [{"name": name}]:
+        raise GuaranteeViolation("approval-shows-exact-arguments", f"the card showed "
+                                 f"{name!r}; the save sent {sent}", timeline)
+    assert tutorial_server.state.snapshot().name == name.strip()
+    expect(tutorial_page.get_by_test_id("workspace-name-display")).to_have_text(name.strip())

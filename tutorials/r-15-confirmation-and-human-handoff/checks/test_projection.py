@@ -4,6 +4,12 @@ SPEC §1: hiding a button does not remove an action from the projection; only un
 or scoping does. So the model is offered every registered action in active scope, whatever
 its button looks like, and a disabled one answers UNAVAILABLE when called (no prompt). The
 projection is read from what the server received, never from the runtime.
+
+The registry keeps its books through `tool()`, `target()` and `activateScope()` as a page
+calls them (`testbed.scripts`): unregistering removes an action's `data-pling-target` mark
+(not a target's on the same element) and frees its id; an action without a control is
+offered and runs; a scope's deactivation ends one activation however often it is called; the
+projection carries each action's `params` as its `parameters`.
 """
 
 from __future__ import annotations
@@ -20,11 +26,27 @@ from harness import (
     ModelHandle,
     OpenTutorialPage,
     Testbed,
+    TestbedScripts,
     Timeline,
     calling,
     guarantees,
     tool_call,
 )
+
+ACTION = "guarded_save"
+# An `ask` action on the testbed: every run would be a POST the server records.
+DECLARATION: dict[str, Any] = {
+    "id": ACTION, "desc": "Guarded save", "kind": "write", "confirm": True, "scope": "editor",
+    "params": {"type": "object", "properties": {"note": {"type": "string"}},
+               "required": ["note"], "additionalProperties": False},
+}
+
+
+def declare_guarded(testbed: Testbed) -> None:
+    """Declare ACTION and activate its scope, as a page would."""
+    testbed.declare(DECLARATION)
+    testbed.activate_scope("editor")
+TIDY = TestbedScripts.TIDY
 
 GUARANTEE = "projection-complete"
 # What the user types; a `when_user` rule turns it into the call under test.
@@ -160,3 +182,64 @@ def test_r15_projection_keeps_actions_whose_buttons_are_disabled(
     guarantees.projection_exactly(timeline, tools=R15_ACTIONS, since=start)
     guarantees.rejected_without_prompt(timeline, action="archive_workspace",
                                        code="UNAVAILABLE", since=start)
+
+
+@pytest.mark.guarantee("projection-complete")
+def test_unregistered_action_leaves_no_mark_and_its_id_can_be_registered_again(
+    testbed: Testbed, dock: Dock, model: ModelHandle, locale: str,
+) -> None:
+    books = testbed.scripts.unregister_and_register_again()
+
+    dock.ask(GO_AHEAD[locale])
+
+    assert (books["marked"], books["unmarked"]) == (TIDY, None), books
+    assert (books["again"], books["remarked"]) == (None, TIDY), books
+    assert model.offered_tools()[TIDY].description == "Tidy up again"
+
+
+@pytest.mark.guarantee("projection-complete")
+def test_unregistering_an_action_leaves_the_mark_of_a_target_on_the_same_element(
+    testbed: Testbed,
+) -> None:
+    mark = testbed.scripts.unregister_the_action_of_a_shared_button()
+
+    assert mark == "gap_tidy_step", f"the target's mark is {mark!r} after the action went"
+
+
+@pytest.mark.guarantee("projection-complete")
+def test_action_registered_without_a_control_is_offered_and_runs(
+    testbed: Testbed, dock: Dock, timeline: Timeline, model: ModelHandle, locale: str,
+) -> None:
+    refusal = testbed.scripts.register_without_a_control()
+    model.when_user(GO_AHEAD_PATTERN, TIDY, {})
+    start = timeline.mark()
+
+    dock.ask(GO_AHEAD[locale])
+
+    assert refusal is None, f"an action without a control was refused: {refusal}"
+    assert TIDY in model.offered_tools(0)
+    guarantees.model_received(timeline, action=TIDY, code="OK", since=start,
+                              guarantee="projection-complete")
+
+
+@pytest.mark.guarantee("projection-complete")
+def test_scope_deactivation_called_twice_ends_only_its_own_activation(
+    testbed: Testbed, dock: Dock, model: ModelHandle, locale: str,
+) -> None:
+    testbed.scripts.activate_scope_twice_and_end_one_activation_twice("editor")
+    testbed.declare(DECLARATION)
+
+    dock.ask(GO_AHEAD[locale])
+
+    assert ACTION in model.offered_tools(), "the scope ended though one activation remains"
+
+
+@pytest.mark.guarantee("projection-complete")
+def test_projection_carries_each_actions_params_as_its_parameters(
+    testbed: Testbed, dock: Dock, model: ModelHandle, locale: str,
+) -> None:
+    declare_guarded(testbed)
+
+    dock.ask(GO_AHEAD[locale])
+
+    assert model.offered_tools()[ACTION].parameters == DECLARATION["params"]

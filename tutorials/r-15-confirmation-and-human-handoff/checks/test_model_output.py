@@ -1,0 +1,915 @@
+"""What the model sends is checked before it can do anything (SPEC §3 steps 1 to 4, the page
+contract's argument schemas and agent-loop rules): a call that fails a check is answered with
+its code and never prompts, however hostile (bad, blank or oversized arguments, unknown or
+near-miss ids, a verification code, an unavailable or out-of-scope action, a value breaking a
+schema keyword, a repeated call id); a value at a keyword's edge passes and runs as sent;
+the notice names the argument that broke it; the model's text is shown as text; the caps of
+the agent loop hold; and nothing the model sends, nor the runtime itself, writes into a
+handoff target. Everything through the real gateway and page, told to the user in their
+language (by meaning: the glossary, never the runtime's exact sentences), with no business
+request and nothing changed.
+
+One family, one file: these guarantees share checks (a refused call is hostile output and
+rejected before any prompt; a schema keyword's refusal names its argument), so each
+guarantee's checks sit here and nowhere else (tests/test_guarantee_files.py).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import pytest
+from playwright.sync_api import Locator, Page, expect
+from workspace_state import INITIAL_WORKSPACE, PUBLISH_CODE, WorkspaceSnapshot
+
+from harness import (
+    Dock,
+    Mark,
+    ModelHandle,
+    OpenTutorialPage,
+    Say,
+    Testbed,
+    Timeline,
+    TutorialServer,
+    Words,
+    calling,
+    guarantees,
+    tool_call,
+)
+
+if TYPE_CHECKING:  # the checks' conftest.py; pytest imports it, tests only name its types
+    from conftest import Workspace
+
+GUARANTEE = "rejected-before-prompt"
+HOSTILE = "hostile-model-output"
+SAVE, ARCHIVE, PUBLISH = "save_workspace_name", "archive_workspace", "publish_changes"
+MIB = 1024 * 1024
+CALL_ID = "call_bad"
+# The reply carrying the call answers request 0; request 1 reports its result.
+RESULTS_REQUEST = 1
+ARCHIVED = INITIAL_WORKSPACE.model_copy(update={"archived": True})
+PUBLISHED = INITIAL_WORKSPACE.model_copy(update={"published": True})
+
+
+def raw(arguments: Mapping[str, Any] | str) -> str:
+    """The call's `arguments` as the model sends them: text, JSON or not."""
+    return arguments if isinstance(arguments, str) else json.dumps(arguments)
+
+
+def assert_rejected(*, timeline: Timeline, model: ModelHandle, dock: Dock, words: Words,
+                    since: Mark, action: str, code: str, naming: str | None = None) -> None:
+    """The row's promise (see the module doc) for the call `CALL_ID` to `action`, whose
+    notice names it as `naming` (default: as the model was offered it, else its id)."""
+    received = [r for r in model.tool_results(request_index=RESULTS_REQUEST)
+                if r.call_id == CALL_ID]
+    envelope = received[0].envelope if received else None
+    assert envelope is not None and set(envelope) == {"ok", "code", "message"} \
+        and envelope["ok"] is False and envelope["code"] == code \
+        and isinstance(envelope["message"], str) and envelope["message"].strip(), (
+            f"the model should receive a {code} failure envelope; it received "
+            f"{[r.content for r in received]}")
+    shown = dock.messages("notice").and_(dock.page.locator(f"[data-code='{code}']"))
+    expect(shown).to_have_count(1)
+    guarantees.notice_means(timeline, words, code=code, action=action, naming=naming,
+                            guarantee=GUARANTEE)
+    guarantees.rejected_without_prompt(timeline, action=action, code=code, since=since)
+    guarantees.no_writes_into_targets(timeline, since=since)
+    guarantees.state_unchanged(timeline, since=since, guarantee=GUARANTEE)
+
+
+def make_the_call(model: ModelHandle, dock: Dock, timeline: Timeline, say: Say, *,
+                  action: str, arguments: Mapping[str, Any] | str) -> Mark:
+    """The user asks anything; the model answers with the row's call. Returns the mark
+    taken before the user asked."""
+    model.script(calling(tool_call(CALL_ID, action, raw(arguments))))
+    before = timeline.mark()
+    dock.ask(say("status"))
+    return before
+
+
+# ---- r-15 as it loads: arguments, unknown actions ----------------------------------------
+
+R15_CASES = [
+    pytest.param(SAVE, '{"name": "Acme"', "INVALID_PARAMS", id="not-json"),
+    # Prose for an action without arguments: read as `{}` it would pass, and ask.
+    pytest.param(ARCHIVE, "archive it now", "INVALID_PARAMS", id="not-json-for-no-arguments"),
+    pytest.param(SAVE, '["Acme"]', "INVALID_PARAMS", id="not-an-object"),
+    pytest.param(ARCHIVE, "[]", "INVALID_PARAMS", id="not-an-object-for-no-arguments"),
+    pytest.param(SAVE, {"name": 42}, "INVALID_PARAMS", id="wrong-type"),
+    pytest.param(SAVE, {}, "INVALID_PARAMS", id="missing"),
+    pytest.param(SAVE, {"name": ""}, "INVALID_PARAMS", id="name-too-short"),
+    pytest.param(SAVE, {"name": "Acme", "owner": "mallory"}, "INVALID_PARAMS",
+                 id="unexpected"),
+    pytest.param(ARCHIVE, {"confirm": True}, "INVALID_PARAMS",
+                 id="unexpected-for-no-arguments"),
+    pytest.param(SAVE, {"name": "x" * MIB}, "INVALID_PARAMS", id="one-mib"),
+    # The model must never send (or even see) the verification code: publish_changes takes
+    # no arguments, and nothing it sent may reach the code field.
+    pytest.param(PUBLISH, {"code": PUBLISH_CODE}, "INVALID_PARAMS", id="code-for-publish",
+                 marks=pytest.mark.guarantee("handoff-never-writes-target")),
+    pytest.param("delete_workspace", {}, "UNKNOWN_ACTION", id="unknown-action"),
+    # Step 1 comes first: arguments of an unknown action are not even looked at.
+    pytest.param("delete_workspace", "{oops", "UNKNOWN_ACTION", id="unknown-before-arguments"),
+]
+
+
+@pytest.mark.guarantee(GUARANTEE)
+@pytest.mark.guarantee(HOSTILE)
+@pytest.mark.parametrize(("action", "arguments", "code"), R15_CASES)
+def test_r15_call_failing_a_check_is_rejected_before_any_prompt(
+    tutorial_page: Page, dock: Dock, timeline: Timeline, model: ModelHandle, words: Words,
+    tutorial_server: TutorialServer, say: Say, action: str,
+    arguments: Mapping[str, Any] | str, code: str,
+) -> None:
+    before = make_the_call(model, dock, timeline, say, action=action, arguments=arguments)
+
+    assert_rejected(timeline=timeline, model=model, dock=dock, words=words, since=before,
+                    action=action, code=code)
+    # Nothing the model sent was put into the page's fields either.
+    expect(tutorial_page.get_by_test_id("verification-code")).to_have_value("")
+    expect(tutorial_page.get_by_test_id("workspace-name-input")).to_have_value(
+        INITIAL_WORKSPACE.name)
+    assert tutorial_server.state.snapshot() == INITIAL_WORKSPACE
+
+
+# Ids match exactly: no case, separator or whitespace folding maps a near miss to a real action.
+NEAR_MISS_IDS = ["Archive_Workspace", "ARCHIVE_WORKSPACE", "archive-workspace",
+                 "archive workspace", "archiveWorkspace", " archive_workspace ",
+                 "archive_workspace\n", "Get_Workspace"]
+
+
+@pytest.mark.guarantee(GUARANTEE)
+def test_near_miss_of_an_action_id_is_an_unknown_action(
+    tutorial_page: Page, dock: Dock, timeline: Timeline, model: ModelHandle,
+    tutorial_server: TutorialServer, say: Say,
+) -> None:
+    # One reply calling every near miss: handled one after another, each must be refused (a
+    # near miss taken for archive would stop the turn at its card, one for the read would run).
+    model.script(calling(*(tool_call(f"call_{n}", name) for n, name in enumerate(NEAR_MISS_IDS))))
+    before = timeline.mark()
+
+    dock.ask(say("status"))
+
+    received = [(r.call_id, r.action, r.code)
+                for r in model.tool_results(request_index=RESULTS_REQUEST)]
+    assert received == [(f"call_{n}", name, "UNKNOWN_ACTION")
+                        for n, name in enumerate(NEAR_MISS_IDS)]
+    for name in NEAR_MISS_IDS:
+        guarantees.rejected_without_prompt(timeline, action=name, code="UNKNOWN_ACTION",
+                                           since=before)
+    expect(dock.messages("notice").and_(
+        tutorial_page.locator("[data-code='UNKNOWN_ACTION']"))).to_have_count(len(NEAR_MISS_IDS))
+    guarantees.state_unchanged(timeline, since=before, guarantee=GUARANTEE)
+    assert tutorial_server.state.snapshot() == INITIAL_WORKSPACE
+
+
+# ---- r-15 on another workspace: unavailable actions ---------------------------------------
+
+UNAVAILABLE_CASES = [
+    # The Archive button is disabled once archived; Publish once published.
+    pytest.param(ARCHIVED, ARCHIVE, {}, "UNAVAILABLE", id="archive-when-archived"),
+    pytest.param(PUBLISHED, PUBLISH, {}, "UNAVAILABLE", id="publish-when-published"),
+    # Step 2 before step 4: bad arguments are reported even for an unavailable action.
+    pytest.param(ARCHIVED, ARCHIVE, {"force": True}, "INVALID_PARAMS",
+                 id="arguments-before-availability"),
+]
+
+
+@pytest.mark.guarantee(GUARANTEE)
+@pytest.mark.guarantee(HOSTILE)
+@pytest.mark.parametrize(("workspace", "action", "arguments", "code"), UNAVAILABLE_CASES)
+def test_r15_unavailable_action_is_rejected_before_any_prompt(
+    open_tutorial_page: OpenTutorialPage, dock: Dock, timeline: Timeline, model: ModelHandle,
+    words: Words, tutorial_server: TutorialServer, say: Say, workspace: WorkspaceSnapshot,
+    action: str, arguments: dict[str, Any], code: str,
+) -> None:
+    page = open_tutorial_page(state=workspace)
+    expect(page.locator(f"[data-pling-target='{action}']")).to_be_disabled()
+
+    before = make_the_call(model, dock, timeline, say, action=action, arguments=arguments)
+
+    assert_rejected(timeline=timeline, model=model, dock=dock, words=words, since=before,
+                    action=action, code=code)
+    assert tutorial_server.state.snapshot() == workspace
+
+
+# ---- testbed: scope and availability switches ---------------------------------------------
+
+ACTION = "guarded"
+# A danger action: were a check skipped, an approval card would be due, so it would show.
+DECLARATION = {
+    "id": ACTION, "desc": "Guarded action", "kind": "danger",
+    "params": {"type": "object", "properties": {"note": {"type": "string"}},
+               "required": ["note"], "additionalProperties": False},
+}
+SCOPED = {**DECLARATION, "scope": "wizard"}
+GOOD_ARGUMENTS = {"note": "x"}
+
+
+def scope_never_active(testbed: Testbed) -> None:
+    testbed.declare(SCOPED)
+
+
+def scope_deactivated(testbed: Testbed) -> None:
+    testbed.declare(SCOPED)
+    testbed.activate_scope("wizard")
+    testbed.deactivate_scope("wizard")
+
+
+def switched_off(testbed: Testbed) -> None:
+    testbed.declare(DECLARATION)
+    testbed.set_enabled(ACTION, False)
+
+
+def button_disabled(testbed: Testbed) -> None:
+    testbed.declare(DECLARATION)
+    testbed.button(ACTION).evaluate("button => { button.disabled = true; }")
+
+
+def button_aria_disabled(testbed: Testbed) -> None:
+    # The page contract counts `aria-disabled="true"` as disabled.
+    testbed.declare(DECLARATION)
+    testbed.button(ACTION).evaluate("button => button.setAttribute('aria-disabled', 'true')")
+
+
+def button_removed(testbed: Testbed) -> None:
+    testbed.declare(DECLARATION)
+    testbed.button(ACTION).evaluate("button => button.remove()")
+
+
+def scope_never_active_and_switched_off(testbed: Testbed) -> None:
+    testbed.declare(SCOPED)
+    testbed.set_enabled(ACTION, False)
+
+
+TESTBED_CASES = [
+    pytest.param(scope_never_active, GOOD_ARGUMENTS, "OUT_OF_SCOPE", id="out-of-scope"),
+    pytest.param(scope_deactivated, GOOD_ARGUMENTS, "OUT_OF_SCOPE", id="scope-deactivated"),
+    pytest.param(switched_off, GOOD_ARGUMENTS, "UNAVAILABLE", id="switched-off"),
+    pytest.param(button_disabled, GOOD_ARGUMENTS, "UNAVAILABLE", id="button-disabled"),
+    pytest.param(button_aria_disabled, GOOD_ARGUMENTS, "UNAVAILABLE", id="button-aria-disabled"),
+    pytest.param(button_removed, GOOD_ARGUMENTS, "UNAVAILABLE", id="button-removed"),
+    # Out of scope *and* switched off: step 3 answers first; bad arguments before both.
+    pytest.param(scope_never_active_and_switched_off, GOOD_ARGUMENTS, "OUT_OF_SCOPE",
+                 id="scope-before-availability"),
+    pytest.param(scope_never_active_and_switched_off, {"note": 7}, "INVALID_PARAMS",
+                 id="arguments-before-scope"),
+]
+
+
+@pytest.mark.guarantee(GUARANTEE)
+@pytest.mark.parametrize(("setup", "arguments", "code"), TESTBED_CASES)
+def test_testbed_call_failing_a_check_is_rejected_before_any_prompt(
+    testbed: Testbed, dock: Dock, timeline: Timeline, model: ModelHandle, words: Words,
+    say: Say, setup: Callable[[Testbed], None], arguments: dict[str, Any], code: str,
+) -> None:
+    setup(testbed)
+
+    before = make_the_call(model, dock, timeline, say, action=ACTION, arguments=arguments)
+
+    # Named by its desc, even where the page never offered it (out of scope).
+    assert_rejected(timeline=timeline, model=model, dock=dock, words=words, since=before,
+                    action=ACTION, code=code, naming=str(DECLARATION["desc"]))
+    assert testbed.calls() == []
+
+
+# ---- testbed: switches undone -------------------------------------------------------------
+
+GUARDED_SAVE = "guarded_save"
+# An `ask` action on the testbed: every run would be a POST the server records.
+GUARDED_SAVE_DECLARATION: dict[str, Any] = {
+    "id": GUARDED_SAVE, "desc": "Guarded save", "kind": "write", "confirm": True,
+    "scope": "editor",
+    "params": {"type": "object", "properties": {"note": {"type": "string"}},
+               "required": ["note"], "additionalProperties": False},
+}
+GUARDED_SAVE_ARGUMENTS = {"note": "x"}
+# What the user types; a `when_user` rule turns it into the call.
+GO_AHEAD = {"en": "go ahead", "zh": "开始吧"}
+GO_AHEAD_PATTERN = "go ahead|开始吧"
+# Something the page does to its testbed actions.
+PageChange = Callable[[Testbed], None]
+
+
+def declare_guarded_save(testbed: Testbed) -> None:
+    """Declare GUARDED_SAVE and activate its scope, as a page would."""
+    testbed.declare(GUARDED_SAVE_DECLARATION)
+    testbed.activate_scope("editor")
+
+
+def switched_off_and_on(testbed: Testbed) -> None:
+    """The page switches GUARDED_SAVE off, then on again."""
+    testbed.set_enabled(GUARDED_SAVE, False)
+    testbed.set_enabled(GUARDED_SAVE, True)
+
+
+def scope_activated_twice_deactivated_once(testbed: Testbed) -> None:
+    """The page activates the editor scope a second time and deactivates it once."""
+    testbed.activate_scope("editor")
+    testbed.deactivate_scope("editor")
+
+
+# What the page does before the call: the action must be available afterwards.
+RESTORING = [
+    pytest.param(switched_off_and_on, id="switched-off-and-on"),
+    pytest.param(scope_activated_twice_deactivated_once,
+                 id="scope-activated-twice-deactivated-once"),
+]
+
+
+@pytest.mark.guarantee("rejected-before-prompt")
+@pytest.mark.parametrize("change", RESTORING)
+def test_action_whose_switches_were_undone_asks_and_runs_again(
+    testbed: Testbed, dock: Dock, timeline: Timeline, model: ModelHandle, locale: str,
+    change: PageChange,
+) -> None:
+    declare_guarded_save(testbed)
+    change(testbed)
+    model.when_user(GO_AHEAD_PATTERN, GUARDED_SAVE, GUARDED_SAVE_ARGUMENTS)
+    start = timeline.mark()
+    dock.ask(GO_AHEAD[locale])
+    expect(dock.approval).to_have_attribute("data-action", GUARDED_SAVE)
+
+    dock.approve()
+
+    guarantees.model_received(timeline, action=GUARDED_SAVE, code="OK", since=start,
+                              guarantee="rejected-before-prompt")
+    assert [call.body for call in testbed.calls(GUARDED_SAVE)] == [GUARDED_SAVE_ARGUMENTS]
+
+
+# ==== blank arguments are not JSON ================================================================
+
+BLANK_CALL_ID = "call_blank"
+# An action with parameters, a danger one without (it would ask) and a read without (it would
+# run without asking).
+ACTIONS = ["save_workspace_name", "archive_workspace", "get_workspace"]
+BLANK_ARGUMENTS = {"empty": "", "spaces": "   ", "whitespace-and-newlines": "\n\t \r\n"}
+
+
+@pytest.mark.guarantee(GUARANTEE)
+@pytest.mark.parametrize("blank", list(BLANK_ARGUMENTS))
+@pytest.mark.parametrize("action", ACTIONS)
+def test_blank_arguments_are_invalid_params_before_any_prompt(
+    tutorial_page: Page, dock: Dock, timeline: Timeline, model: ModelHandle, words: Words,
+    tutorial_server: TutorialServer, say: Say, action: str, blank: str,
+) -> None:
+    model.script(calling(tool_call(BLANK_CALL_ID, action, BLANK_ARGUMENTS[blank])))
+    before = timeline.mark()
+
+    dock.ask(say("status"))
+
+    received = [r for r in model.tool_results(request_index=RESULTS_REQUEST)
+                if r.call_id == BLANK_CALL_ID]
+    assert [r.code for r in received] == ["INVALID_PARAMS"], (
+        f"{action} called with arguments {BLANK_ARGUMENTS[blank]!r} should be answered "
+        f"INVALID_PARAMS; the model received {[r.content for r in received]}")
+    shown = dock.messages("notice").and_(tutorial_page.locator("[data-code='INVALID_PARAMS']"))
+    expect(shown).to_have_count(1)
+    guarantees.notice_means(timeline, words, code="INVALID_PARAMS", action=action,
+                            guarantee=GUARANTEE)
+    guarantees.rejected_without_prompt(timeline, action=action, code="INVALID_PARAMS",
+                                       since=before)
+    guarantees.state_unchanged(timeline, since=before, guarantee=GUARANTEE)
+    assert tutorial_server.state.snapshot() == INITIAL_WORKSPACE
+
+
+# ==== every schema keyword, enforced before any prompt ============================================
+
+BAD_ID = "bad_decl"
+
+WIDGET = "tune_widget"
+DESC = {"en": "Tune the widget", "zh": "调整组件"}
+# Every keyword of the subset (docs/page-contract.md, "Argument schemas"), at the top level
+# and one object deeper; `choice` is an enum without a type.
+PARAMS: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "label": {"type": "string", "minLength": 2, "maxLength": 5},
+        "count": {"type": "integer"},
+        "ratio": {"type": "number"},
+        "flag": {"type": "boolean"},
+        "color": {"type": "string", "enum": ["red", "green"]},
+        "choice": {"enum": [1, "one", True]},
+        "options": {"type": "object", "properties": {}},
+        "nested": {
+            "type": "object",
+            "properties": {"inner": {"type": "string"}},
+            "required": ["inner"],
+            "additionalProperties": False,
+        },
+    },
+    "required": ["label"],
+    "additionalProperties": False,
+}
+# Any text will do: the model's reply is scripted per test.
+REQUEST = {"en": "tune the widget", "zh": "调整组件"}
+EMOJI = "\N{GRINNING FACE}"  # one character (code point), two UTF-16 units
+# The glossary term a message uses for the arguments as a whole (page contract).
+ARGUMENTS_TERM = "argument"
+
+
+@dataclass(frozen=True)
+class Case:
+    """Raw `arguments` text the model sends, the keyword it exercises, and (for a bad value)
+    the argument path its INVALID_PARAMS must name (None: the arguments as a whole, which
+    the message names with the glossary's term for them, `argument` / 参数)."""
+
+    keyword: str
+    id: str
+    arguments: str
+    names: str | None = None
+
+
+# One row per keyword and bad value: each must be refused.
+BAD_VALUES = [
+    Case("type:object", "arguments-a-string", '"abc"'),
+    Case("type:object", "nested-an-array", '{"label": "abc", "options": []}', "options"),
+    Case("type:object", "null-for-an-object", '{"label": "abc", "nested": null}', "nested"),
+    Case("type:string", "number-for-string", '{"label": 42}', "label"),
+    Case("type:integer", "fraction", '{"label": "abc", "count": 1.5}', "count"),
+    Case("type:integer", "numeric-string", '{"label": "abc", "count": "3"}', "count"),
+    Case("type:number", "numeric-string", '{"label": "abc", "ratio": "1.5"}', "ratio"),
+    Case("type:number", "boolean", '{"label": "abc", "ratio": true}', "ratio"),
+    Case("type:number", "overflows-to-infinity", '{"label": "abc", "ratio": 1e400}', "ratio"),
+    Case("type:boolean", "string-true", '{"label": "abc", "flag": "true"}', "flag"),
+    Case("type:boolean", "one", '{"label": "abc", "flag": 1}', "flag"),
+    Case("required", "missing", "{}", "label"),
+    Case("required", "missing-nested", '{"label": "abc", "nested": {}}', "nested.inner"),
+    Case("additionalProperties", "extra", '{"label": "abc", "extra": 1}', "extra"),
+    Case("additionalProperties", "extra-nested",
+         '{"label": "abc", "nested": {"inner": "x", "extra": 1}}', "nested.extra"),
+    Case("minLength", "one-short", '{"label": "a"}', "label"),
+    Case("maxLength", "one-over", '{"label": "abcdef"}', "label"),
+    Case("maxLength", "one-character-over", json.dumps({"label": EMOJI * 6}), "label"),
+    Case("enum", "not-listed", '{"label": "abc", "color": "blue"}', "color"),
+    Case("enum", "other-case", '{"label": "abc", "color": "Green"}', "color"),
+    Case("enum", "loosely-equal", '{"label": "abc", "choice": "1"}', "choice"),
+    Case("json", "not-json", '{"label": "abc"', None),
+]
+
+# Values at the edge of each keyword: each must pass.
+GOOD_VALUES = [
+    Case("minLength", "at-min", '{"label": "ab"}'),
+    Case("maxLength", "at-max", '{"label": "abcde"}'),
+    Case("maxLength", "at-max-in-characters", json.dumps({"label": EMOJI * 5})),
+    Case("type:integer", "integral-numbers", '{"label": "abc", "count": 1.0, "ratio": 2}'),
+    Case("enum", "untyped-members", '{"label": "abc", "choice": true}'),
+    Case("properties", "every-property", json.dumps({
+        "label": "abc", "count": -3, "ratio": 0.25, "flag": False, "color": "green",
+        "choice": "one", "options": {}, "nested": {"inner": "x"}})),
+]
+
+
+def case_id(case: Case) -> str:
+    return f"{case.keyword}-{case.id}"
+
+
+# The cap of calls per model reply (page contract): a table's calls come in replies of this many.
+CALLS_PER_REPLY = 10
+
+
+def script_calls(model: ModelHandle, cases: list[Case]) -> None:
+    """The model calls WIDGET once per case (call ids `call_0`, ...), in that order."""
+    calls = [tool_call(f"call_{n}", WIDGET, case.arguments) for n, case in enumerate(cases)]
+    model.script(*(calling(*calls[start:start + CALLS_PER_REPLY])
+                   for start in range(0, len(calls), CALLS_PER_REPLY)))
+
+
+@pytest.fixture
+def schema_testbed(testbed: Testbed, locale: str) -> Testbed:
+    """The testbed with WIDGET declared: `ask` policy, params using every supported keyword."""
+    declared = testbed.declare({"id": WIDGET, "desc": DESC[locale], "kind": "write",
+                                "confirm": True, "params": PARAMS})
+    assert declared == {"id": WIDGET, "policy": "ask"}
+    return testbed
+
+
+@pytest.mark.guarantee("schema-enforced")
+@pytest.mark.guarantee("rejected-before-prompt")
+@pytest.mark.guarantee("invalid-params-names-the-argument")
+def test_value_breaking_a_schema_keyword_is_refused_invalid_params_naming_it(
+    schema_testbed: Testbed, dock: Dock, timeline: Timeline, model: ModelHandle, words: Words,
+    locale: str,
+) -> None:
+    # Every bad value in one turn, one call each: a value that got through would stop the turn
+    # at its approval card.
+    script_calls(model, BAD_VALUES)
+    before = timeline.mark()
+
+    dock.ask(REQUEST[locale])
+
+    guarantees.rejected_without_prompt(timeline, action=WIDGET, code="INVALID_PARAMS",
+                                       since=before)
+    assert schema_testbed.calls() == []
+    refused = dock.messages("notice").and_(
+        schema_testbed.page.locator("[data-code='INVALID_PARAMS']"))
+    expect(refused).to_have_count(len(BAD_VALUES))
+    shown = refused.all_inner_texts()
+    told = {r.call_id: r for r in model.tool_results() if r.action == WIDGET}
+    problems: dict[str, str] = {}
+    for n, case in enumerate(BAD_VALUES):
+        def names_it(text: str, case: Case = case) -> bool:
+            # A path verbatim; the arguments as a whole by the glossary's term, any wording.
+            return case.names in text if case.names else words.says_term(text, ARGUMENTS_TERM)
+        wanted = case.names or f"the term {words.term(ARGUMENTS_TERM)}"
+        result = told.get(f"call_{n}")
+        message = str((result.envelope or {}).get("message", "")) if result else ""
+        if result is None or result.code != "INVALID_PARAMS":
+            problems[case_id(case)] = f"the model got {result.describe() if result else None}"
+        elif not names_it(message):
+            problems[case_id(case)] = f"the model was told {message!r}, not naming {wanted}"
+        elif DESC[locale] not in shown[n] or not names_it(shown[n].replace(DESC[locale], " ")):
+            problems[case_id(case)] = (f"the notice {shown[n]!r} names neither the action "
+                                       f"nor {wanted}")
+    assert not problems, problems
+
+
+@pytest.mark.guarantee("schema-enforced")
+def test_value_at_the_edge_of_a_schema_keyword_passes_and_runs_as_sent(
+    schema_testbed: Testbed, dock: Dock, timeline: Timeline, model: ModelHandle, locale: str,
+) -> None:
+    # Every edge value in one turn: each call asks (Allow), then runs with exactly its value.
+    script_calls(model, GOOD_VALUES)
+    before = timeline.mark()
+
+    dock.ask(REQUEST[locale])
+    for _ in GOOD_VALUES:
+        expect(dock.approval).to_have_attribute("data-action", WIDGET)
+        dock.approve()
+
+    codes = {case_id(case): r.code for case, r in zip(
+        GOOD_VALUES, timeline.tool_results(before), strict=False)}
+    assert codes == {case_id(case): "OK" for case in GOOD_VALUES}, codes
+    assert [call.body for call in schema_testbed.calls(WIDGET)] == [
+        json.loads(case.arguments) for case in GOOD_VALUES]
+
+
+BARE_ACTION = "ping_widget"
+# What an action declared without `params` takes: no arguments at all (page contract).
+NO_PARAMS = {"type": "object", "properties": {}, "additionalProperties": False}
+
+
+@pytest.mark.guarantee("schema-enforced")
+def test_action_declared_without_params_takes_no_arguments(
+    testbed: Testbed, dock: Dock, timeline: Timeline, model: ModelHandle, locale: str,
+) -> None:
+    declared = testbed.declare({"id": BARE_ACTION, "desc": DESC[locale], "kind": "write",
+                                "confirm": True})
+    assert declared == {"id": BARE_ACTION, "policy": "ask"}
+    model.script(calling(tool_call("call_extra", BARE_ACTION, '{"x": 1}'),
+                         tool_call("call_none", BARE_ACTION, "{}")))
+    before = timeline.mark()
+
+    dock.ask(REQUEST[locale])
+    expect(dock.approval).to_have_attribute("data-action", BARE_ACTION)
+    dock.approve()
+
+    assert model.offered_tools(0)[BARE_ACTION].parameters == NO_PARAMS
+    codes = {r.call_id: r.code for r in timeline.tool_results(before)}
+    assert codes == {"call_extra": "INVALID_PARAMS", "call_none": "OK"}, codes
+    assert [call.body for call in testbed.calls(BARE_ACTION)] == [{}]
+
+
+# Every keyword the subset accepts, within its rules: `description` and `title` anywhere,
+# limits of 0, an `enum` without `type`.
+WELL_FORMED_PARAMS: dict[str, Any] = {
+    "type": "object", "title": "Note", "description": "What to write down",
+    "properties": {
+        "note": {"type": "string", "title": "Text", "description": "The note itself",
+                 "minLength": 0, "maxLength": 20},
+        "mood": {"enum": ["calm", 0, None]},
+        "empty": {"type": "string", "maxLength": 0},
+    },
+    "required": ["note"], "additionalProperties": False,
+}
+
+
+@pytest.mark.guarantee("schema-enforced")
+def test_declaration_with_titles_descriptions_and_zero_limits_is_accepted_and_runs(
+    testbed: Testbed, dock: Dock, timeline: Timeline, model: ModelHandle, locale: str,
+) -> None:
+    declaration = {"id": BAD_ID, "desc": "Write a note", "kind": "write",
+                   "params": WELL_FORMED_PARAMS}
+    refusal = testbed.refusal(declaration)
+    arguments = {"note": "", "mood": 0, "empty": ""}
+    model.when_user(GO_AHEAD_PATTERN, BAD_ID, arguments)
+    start = timeline.mark()
+
+    dock.ask(GO_AHEAD[locale])
+
+    assert refusal is None, f"a well-formed declaration was refused: {refusal}"
+    guarantees.model_received(timeline, action=BAD_ID, code="OK", since=start,
+                              guarantee="schema-enforced")
+    assert [call.body for call in testbed.calls(BAD_ID)] == [arguments]
+
+
+# ==== hostile model output ========================================================================
+
+READ = "get_workspace"
+# The caps the page contract fixes ("What the agent loop must do"): exact, so a check can
+# reach them and see what happens right at them.
+MAX_MODEL_CALLS_PER_TURN = 8
+MAX_TOOL_CALLS_PER_REPLY = 10
+NOT_BLANK = re.compile(r"\S")
+
+
+# ---- what the model and the user should get ---------------------------------------------
+
+
+def notices(dock: Dock, code: str) -> Locator:
+    """Dock notices (tool results the user is told about) carrying `code`."""
+    return dock.messages("notice").and_(dock.page.locator(f"[data-code='{code}']"))
+
+
+def assert_failure_envelope(received: Mapping[str, Any] | None, code: str) -> None:
+    """SPEC §5: `{"ok": false, "code": <code>, "message": <localised text>}`, nothing else."""
+    assert received is not None and set(received) == {"ok", "code", "message"} \
+        and received["ok"] is False and received["code"] == code \
+        and isinstance(received["message"], str) and received["message"].strip(), (
+            f"the model should receive a {code} failure envelope; it received {received}")
+
+
+def assert_notices_mean(dock: Dock, words: Words, code: str, *, naming: str,
+                        count: int = 1) -> None:
+    """Exactly `count` notices carry `code`, each saying what the glossary says a `code`
+    notice means in this locale, claiming nothing it must not, and naming the action."""
+    shown = notices(dock, code)
+    expect(shown).to_have_count(count)
+    for text in shown.all_inner_texts():
+        problems = words.meaning_problems(text, code, naming=naming)
+        assert not problems, f"the {words.locale} {code} notice {text!r}: {'; '.join(problems)}"
+
+
+# Calls the page must refuse (bad arguments, unknown, unavailable, out-of-scope actions): the
+# one table of them is at the top of this file, every schema keyword in the section above.
+
+
+# ---- too many calls, repeated ids ---------------------------------------------------------
+
+
+def workspace_reads(timeline: Timeline, since: Mark) -> int:
+    """GET /api/workspace calls the server answered since `since` (get_workspace runs)."""
+    return sum(1 for call in timeline.api_calls(since)
+               if call.method == "GET" and call.path == "/api/workspace")
+
+
+@pytest.mark.guarantee("hostile-model-output")
+@pytest.mark.guarantee("loop-limit")
+def test_fifty_calls_in_one_reply_run_the_first_ten_and_refuse_the_rest_loop_limit(
+    tutorial_page: Page, dock: Dock, timeline: Timeline, model: ModelHandle, words: Words,
+    say: Say,
+) -> None:
+    # Within the cap: reads, each run on its own (no prompt due). Past it: archive, which
+    # would ask, so a call past the cap that is handled at all shows up as a card.
+    calls = [tool_call(f"call_{n}", READ if n <= MAX_TOOL_CALLS_PER_REPLY else ARCHIVE)
+             for n in range(1, 51)]
+    model.script(calling(*calls))
+    before = timeline.mark()
+
+    dock.ask(say("status"))
+
+    received = model.tool_results(request_index=RESULTS_REQUEST)
+    assert [r.call_id for r in received] == [call["id"] for call in calls]
+    assert [r.code for r in received[:MAX_TOOL_CALLS_PER_REPLY]] == ["OK"] * 10
+    for refused in received[MAX_TOOL_CALLS_PER_REPLY:]:
+        assert_failure_envelope(refused.envelope, "LOOP_LIMIT")
+    assert workspace_reads(timeline, before) == MAX_TOOL_CALLS_PER_REPLY
+    # One notice per refused call.
+    assert_notices_mean(dock, words, "LOOP_LIMIT", naming=words.desc(ARCHIVE), count=40)
+    assert timeline.shown("pling-approval", before) == []
+    guarantees.no_business_request(timeline, since=before)
+    guarantees.state_unchanged(timeline, since=before)
+
+
+@pytest.mark.guarantee("hostile-model-output")
+@pytest.mark.guarantee("rejected-before-prompt")
+@pytest.mark.guarantee("invalid-params-names-the-argument")
+def test_repeated_call_id_in_one_reply_is_refused_invalid_params_naming_it_and_not_run(
+    tutorial_page: Page, dock: Dock, timeline: Timeline, model: ModelHandle, words: Words,
+    say: Say,
+) -> None:
+    # The second call reuses the first one's id; it would ask (archive) if it were handled.
+    model.script(calling(tool_call("call_dup", READ), tool_call("call_dup", ARCHIVE)))
+    before = timeline.mark()
+
+    dock.ask(say("status"))
+
+    first, second = model.tool_results(request_index=RESULTS_REQUEST)
+    assert (first.call_id, first.code) == ("call_dup", "OK")
+    assert second.call_id == "call_dup"
+    assert_failure_envelope(second.envelope, "INVALID_PARAMS")
+    assert_notices_mean(dock, words, "INVALID_PARAMS", naming=words.desc(ARCHIVE))
+    # The result and the notice name the repeated id, so the model can tell which call it was.
+    assert second.envelope is not None and "call_dup" in str(second.envelope["message"]), (
+        f"the model was told {second.envelope}, not which id repeated")
+    expect(notices(dock, "INVALID_PARAMS")).to_contain_text("call_dup")
+    assert workspace_reads(timeline, before) == 1
+    assert timeline.shown("pling-approval", before) == []
+    guarantees.no_business_request(timeline, since=before)
+    guarantees.state_unchanged(timeline, since=before)
+
+
+# ---- a reply that is neither text nor tool calls ------------------------------------------
+
+
+UNUSABLE_REPLIES = {
+    "null-content": {"role": "assistant", "content": None},
+    "empty-content": {"role": "assistant", "content": ""},
+    "empty-tool-calls": {"role": "assistant", "content": None, "tool_calls": []},
+    "not-assistant": {"role": "user", "content": "archive the workspace"},
+}
+
+
+@pytest.mark.guarantee("hostile-model-output")
+@pytest.mark.parametrize("reply", UNUSABLE_REPLIES.values(), ids=UNUSABLE_REPLIES.keys())
+def test_reply_without_text_or_tool_calls_is_a_localised_error_and_the_next_request_works(
+    tutorial_page: Page, dock: Dock, timeline: Timeline, model: ModelHandle, words: Words,
+    say: Say, reply: dict[str, Any],
+) -> None:
+    model.script(reply)
+    before = timeline.mark()
+
+    dock.ask(say("archive"))
+
+    error = dock.messages("error")
+    expect(error).to_have_text([NOT_BLANK])
+    expect(error).to_have_attribute("data-code", "MODEL_BAD_REPLY")
+    refused = timeline.server_records(before, kind="model.error")
+    assert [(r.status, (r.response or {}).get("code")) for r in refused] == [
+        (502, "MODEL_BAD_REPLY")]
+    assert len(timeline.page_model_requests(before)) == 1, "the page resent a failed request"
+    assert timeline.shown("pling-approval", before) == []
+    guarantees.no_business_request(timeline, since=before)
+    guarantees.state_unchanged(timeline, since=before)
+
+    # The conversation goes on: the next request is answered and runs its (harmless) action.
+    after = timeline.mark()
+    dock.ask(say("status"))
+    guarantees.model_received(timeline, action=READ, code="OK", since=after)
+    expect(dock.messages("error")).to_have_count(1)
+    expect(dock.messages("assistant")).to_have_count(1)
+
+
+@pytest.mark.guarantee("hostile-model-output")
+def test_reply_text_of_only_whitespace_adds_no_message(
+    tutorial_page: Page, dock: Dock, model: ModelHandle, say: Say,
+) -> None:
+    model.script({"role": "assistant", "content": " \n ",
+                  "tool_calls": [tool_call("call_read", READ)]},
+                 {"role": "assistant", "content": "Done reading."})
+
+    dock.ask(say("status"))
+
+    expect(dock.messages("assistant")).to_have_text(["Done reading."])
+
+
+# ---- a model that calls again after every denial ------------------------------------------
+
+
+@pytest.mark.guarantee("loop-limit")
+@pytest.mark.guarantee("hostile-model-output")
+def test_model_calling_archive_after_every_denial_is_stopped_loop_limit(
+    tutorial_page: Page, dock: Dock, timeline: Timeline, model: ModelHandle, words: Words,
+    tutorial_server: TutorialServer, say: Say,
+) -> None:
+    # One more reply than the turn may use: a runtime without the cap would ask a 9th time.
+    model.script(*(calling(tool_call(f"call_again_{n}", ARCHIVE))
+                   for n in range(1, MAX_MODEL_CALLS_PER_TURN + 2)))
+    before = timeline.mark()
+
+    dock.ask(say("archive"))
+    for _ in range(MAX_MODEL_CALLS_PER_TURN - 1):  # every call within the cap is asked
+        expect(dock.approval).to_have_attribute("data-policy", "ask-always")
+        dock.deny()
+
+    expect(dock.approval).to_have_count(0)
+    # One notice per refused call: seven denials, then the 8th reply's call refused at the cap.
+    assert_notices_mean(dock, words, "LOOP_LIMIT", naming=words.desc(ARCHIVE))
+    assert_notices_mean(dock, words, "PERMISSION_DENIED", naming=words.desc(ARCHIVE),
+                        count=MAX_MODEL_CALLS_PER_TURN - 1)
+    assert len(timeline.server_records(before, kind="model.request")) == MAX_MODEL_CALLS_PER_TURN
+    cards = timeline.shown("pling-approval", before, action=ARCHIVE)
+    assert len(cards) == MAX_MODEL_CALLS_PER_TURN - 1, f"{len(cards)} cards for 7 calls asked"
+    guarantees.always_allow_never_offered(timeline, action=ARCHIVE, since=before)
+    guarantees.no_business_request(timeline, since=before)
+    guarantees.state_unchanged(timeline, since=before)
+    assert tutorial_server.state.snapshot() == INITIAL_WORKSPACE
+
+    # The refusal of the last call reaches the model with the user's next message.
+    model.reset_overrides()
+    dock.ask(say("status"))
+    archive_results = [r for r in model.tool_results() if r.action == ARCHIVE]
+    assert [r.code for r in archive_results] == ["PERMISSION_DENIED"] * (
+        MAX_MODEL_CALLS_PER_TURN - 1) + ["LOOP_LIMIT"]
+    assert archive_results[-1].call_id == f"call_again_{MAX_MODEL_CALLS_PER_TURN}"
+    assert_failure_envelope(archive_results[-1].envelope, "LOOP_LIMIT")
+
+
+# ---- model text is text --------------------------------------------------------------------
+
+
+MARKUP = '<img src=x onerror="window.__pwned=1"><script>window.__pwned=2</script><b>bold</b>'
+PWNED = "() => window.__pwned"
+
+
+def assert_nothing_ran(page: Page) -> None:
+    """No element came from model markup and no handler of it ran."""
+    dock_root = page.get_by_test_id("pling-dock")
+    for tag in ("img", "script", "b"):
+        expect(dock_root.locator(tag)).to_have_count(0)
+    assert page.evaluate(PWNED) is None
+
+
+@pytest.mark.guarantee("model-text-is-text")
+@pytest.mark.guarantee("hostile-model-output")
+def test_assistant_markup_is_shown_as_literal_text_and_runs_nothing(
+    tutorial_page: Page, dock: Dock, timeline: Timeline, model: ModelHandle, say: Say,
+) -> None:
+    model.script({"role": "assistant", "content": MARKUP})
+    before = timeline.mark()
+
+    dock.ask(say("status"))
+
+    expect(dock.messages("assistant")).to_have_text([MARKUP])
+    assert dock.messages("assistant").text_content() == MARKUP
+    assert_nothing_ran(tutorial_page)
+    assert [r.path for r in timeline.browser_requests(before) if r.path != "/api/model"] == []
+
+
+@pytest.mark.guarantee("model-text-is-text")
+@pytest.mark.guarantee("hostile-model-output")
+def test_markup_in_tool_names_and_arguments_is_shown_as_literal_text(
+    tutorial_page: Page, dock: Dock, timeline: Timeline, model: ModelHandle, say: Say,
+) -> None:
+    # No double quotes: the card shows arguments as JSON, which would escape them.
+    name_markup = "<img src=x onerror=window.__pwned=3>"
+    argument_markup = "<img src=x onerror=window.__pwned=4>"
+    model.script(calling(tool_call("call_name", name_markup),
+                         tool_call("call_args", SAVE, json.dumps({"name": argument_markup}))))
+    before = timeline.mark()
+
+    dock.ask(say("save"))
+
+    unknown = notices(dock, "UNKNOWN_ACTION")
+    expect(unknown).to_have_count(1)
+    expect(unknown).to_contain_text(name_markup)  # named as the model wrote it, as text
+    expect(dock.approval_args).to_contain_text(argument_markup)
+    assert_nothing_ran(tutorial_page)
+    dock.deny()
+    assert_nothing_ran(tutorial_page)
+    guarantees.no_business_request(timeline, since=before)
+    guarantees.state_unchanged(timeline, since=before)
+    assert [r.path for r in timeline.browser_requests(before) if r.path != "/api/model"] == []
+
+
+# ==== nothing writes into a handoff target ========================================================
+
+# What a user types to start a testbed handoff (matched by `when_user`).
+TESTBED_REQUEST = {"en": "do the pin step", "zh": "完成 PIN 步骤"}
+TESTBED_PATTERN = r"pin"
+
+
+def start_publish_handoff(dock: Dock, say: Say) -> None:
+    dock.ask(say("publish"))
+    expect(dock.handoff).to_have_attribute("data-action", PUBLISH)
+
+@pytest.mark.guarantee("handoff-never-writes-target")
+def test_whole_publish_handoff_writes_nothing_into_any_target(
+    tutorial_page: Page, dock: Dock, timeline: Timeline, workspace: Workspace, say: Say,
+) -> None:
+    start_publish_handoff(dock, say)
+    expect(workspace.code_field).to_have_value("")
+    dock.handoff_next()
+    dock.handoff_back()
+    guarantees.no_writes_into_targets(timeline)
+
+    workspace.publish(PUBLISH_CODE)
+    dock.wait_until_handoff_ends()
+
+    guarantees.model_received(timeline, action=PUBLISH, code="OK")
+    guarantees.no_writes_into_targets(timeline)
+
+
+@pytest.mark.guarantee("handoff-never-writes-target")
+def test_handoff_arguments_never_prefill_the_target(
+    testbed: Testbed, dock: Dock, timeline: Timeline, model: ModelHandle, locale: str,
+) -> None:
+    testbed.declare({
+        "id": "enter_pin", "desc": "enter_pin", "kind": "danger", "handoff": True,
+        "params": {"type": "object", "properties": {"value": {"type": "string"}},
+                   "additionalProperties": False},
+    })
+    model.when_user(TESTBED_PATTERN, "enter_pin", {"value": "4242"})
+
+    dock.ask(TESTBED_REQUEST[locale])
+
+    expect(dock.handoff).to_have_attribute("data-action", "enter_pin")
+    expect(testbed.input("enter_pin")).to_have_value("")
+    testbed.finish("enter_pin", "4242")
+    dock.wait_until_handoff_ends()
+    guarantees.model_received(timeline, action="enter_pin", code="OK")
+    guarantees.no_writes_into_targets(timeline)
