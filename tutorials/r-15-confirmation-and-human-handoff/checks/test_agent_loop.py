@@ -7,10 +7,16 @@ test_run_results.py.)"""
 from __future__ import annotations
 
 import json
-from typing import Any
 
 import pytest
 from playwright.sync_api import ElementHandle, Page, expect
+from testbed_actions import (
+    GO_AHEAD,
+    GO_AHEAD_PATTERN,
+    GUARDED_SAVE,
+    GUARDED_SAVE_ARGUMENTS,
+    declare_guarded,
+)
 from workspace_state import INITIAL_WORKSPACE, PUBLISH_CODE, WorkspaceSnapshot
 
 from harness import (
@@ -27,25 +33,6 @@ from harness import (
     guarantees,
     tool_call,
 )
-
-ACTION = "guarded_save"
-# An `ask` action on the testbed: every run would be a POST the server records.
-DECLARATION: dict[str, Any] = {
-    "id": ACTION, "desc": "Guarded save", "kind": "write", "confirm": True, "scope": "editor",
-    "params": {"type": "object", "properties": {"note": {"type": "string"}},
-               "required": ["note"], "additionalProperties": False},
-}
-ARGUMENTS = {"note": "x"}
-
-
-def declare_guarded(testbed: Testbed) -> None:
-    """Declare ACTION and activate its scope, as a page would."""
-    testbed.declare(DECLARATION)
-    testbed.activate_scope("editor")
-
-# What the user types; a `when_user` rule turns it into the call.
-GO_AHEAD = {"en": "go ahead", "zh": "开始吧"}
-GO_AHEAD_PATTERN = "go ahead|开始吧"
 
 SAVE, ARCHIVE, RESET, PUBLISH, READ = (
     "save_workspace_name", "archive_workspace", "reset_workspace", "publish_changes",
@@ -339,10 +326,10 @@ def test_page_sending_while_a_turn_runs_starts_no_second_turn(
     testbed: Testbed, dock: Dock, timeline: Timeline, model: ModelHandle, locale: str,
 ) -> None:
     declare_guarded(testbed)
-    model.when_user(GO_AHEAD_PATTERN, ACTION, ARGUMENTS)
+    model.when_user(GO_AHEAD_PATTERN, GUARDED_SAVE, GUARDED_SAVE_ARGUMENTS)
     start = timeline.mark()
     dock.ask(GO_AHEAD[locale])
-    expect(dock.approval).to_have_attribute("data-action", ACTION)
+    expect(dock.approval).to_have_attribute("data-action", GUARDED_SAVE)
 
     testbed.scripts.send_from_the_page(GO_AHEAD[locale])
     dock.deny()

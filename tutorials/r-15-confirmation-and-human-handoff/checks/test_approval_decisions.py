@@ -9,10 +9,16 @@ and no business request is made. And a decision value the executor does not know
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
 
 import pytest
 from playwright.sync_api import expect
+from testbed_actions import (
+    GO_AHEAD,
+    GO_AHEAD_PATTERN,
+    GUARDED_SAVE,
+    GUARDED_SAVE_ARGUMENTS,
+    declare_guarded,
+)
 
 from harness import (
     Dock,
@@ -22,36 +28,20 @@ from harness import (
     guarantees,
 )
 
-ACTION = "guarded_save"
-# An `ask` action on the testbed: every run would be a POST the server records.
-DECLARATION: dict[str, Any] = {
-    "id": ACTION, "desc": "Guarded save", "kind": "write", "confirm": True, "scope": "editor",
-    "params": {"type": "object", "properties": {"note": {"type": "string"}},
-               "required": ["note"], "additionalProperties": False},
-}
-ARGUMENTS = {"note": "x"}
 # Something the page does to its testbed actions.
 PageChange = Callable[[Testbed], None]
 
 
-def declare_guarded(testbed: Testbed) -> None:
-    """Declare ACTION and activate its scope, as a page would."""
-    testbed.declare(DECLARATION)
-    testbed.activate_scope("editor")
 
-
-# What the user types; a `when_user` rule turns it into the call.
-GO_AHEAD = {"en": "go ahead", "zh": "开始吧"}
-GO_AHEAD_PATTERN = "go ahead|开始吧"
 # What the page does while the approval card is open, and the code the call must then get.
 CHANGES = [
-    pytest.param(lambda testbed: testbed.disable_button(ACTION), "UNAVAILABLE",
+    pytest.param(lambda testbed: testbed.disable_button(GUARDED_SAVE), "UNAVAILABLE",
                  id="control-disabled"),
-    pytest.param(lambda testbed: testbed.remove_button(ACTION), "UNAVAILABLE",
+    pytest.param(lambda testbed: testbed.remove_button(GUARDED_SAVE), "UNAVAILABLE",
                  id="control-removed"),
-    pytest.param(lambda testbed: testbed.set_enabled(ACTION, False), "UNAVAILABLE",
+    pytest.param(lambda testbed: testbed.set_enabled(GUARDED_SAVE, False), "UNAVAILABLE",
                  id="switched-off"),
-    pytest.param(lambda testbed: testbed.undeclare(ACTION), "UNAVAILABLE", id="unregistered"),
+    pytest.param(lambda testbed: testbed.undeclare(GUARDED_SAVE), "UNAVAILABLE", id="unregistered"),
     pytest.param(lambda testbed: testbed.deactivate_scope("editor"), "OUT_OF_SCOPE",
                  id="scope-left"),
 ]
@@ -64,15 +54,15 @@ def test_action_made_unavailable_while_its_card_is_open_runs_nothing_after_allow
     change: PageChange, code: str,
 ) -> None:
     declare_guarded(testbed)
-    model.when_user(GO_AHEAD_PATTERN, ACTION, ARGUMENTS)
+    model.when_user(GO_AHEAD_PATTERN, GUARDED_SAVE, GUARDED_SAVE_ARGUMENTS)
     start = timeline.mark()
     dock.ask(GO_AHEAD[locale])
-    expect(dock.approval).to_have_attribute("data-action", ACTION)
+    expect(dock.approval).to_have_attribute("data-action", GUARDED_SAVE)
 
     change(testbed)
     dock.approve()
 
-    guarantees.model_received(timeline, action=ACTION, code=code, since=start,
+    guarantees.model_received(timeline, action=GUARDED_SAVE, code=code, since=start,
                               guarantee="availability-rechecked-after-approval")
     guarantees.no_business_request(timeline, since=start,
                                    guarantee="availability-rechecked-after-approval")
@@ -90,14 +80,14 @@ def test_forged_decision_value_the_executor_does_not_know_counts_as_deny(
     testbed: Testbed, dock: Dock, timeline: Timeline, model: ModelHandle, locale: str, value: str,
 ) -> None:
     declare_guarded(testbed)
-    model.when_user(GO_AHEAD_PATTERN, ACTION, ARGUMENTS)
+    model.when_user(GO_AHEAD_PATTERN, GUARDED_SAVE, GUARDED_SAVE_ARGUMENTS)
     start = timeline.mark()
     dock.ask(GO_AHEAD[locale])
-    expect(dock.approval).to_have_attribute("data-action", ACTION)
+    expect(dock.approval).to_have_attribute("data-action", GUARDED_SAVE)
 
     dock.forge_decision(value)
 
-    guarantees.model_received(timeline, action=ACTION, code="PERMISSION_DENIED", since=start,
+    guarantees.model_received(timeline, action=GUARDED_SAVE, code="PERMISSION_DENIED", since=start,
                               guarantee="forged-decision-refused")
     guarantees.no_business_request(timeline, since=start, guarantee="forged-decision-refused")
     assert testbed.calls() == []

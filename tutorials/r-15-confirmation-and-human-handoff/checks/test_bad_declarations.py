@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 from playwright.sync_api import expect
+from testbed_actions import GO_AHEAD
 
 from harness import (
     Dock,
@@ -27,9 +28,6 @@ from harness import (
     tool_call,
 )
 
-# What the user types; a `when_user` rule turns it into the call.
-GO_AHEAD = {"en": "go ahead", "zh": "开始吧"}
-GO_AHEAD_PATTERN = "go ahead|开始吧"
 BAD_ID = "bad_decl"
 STRING_NOTE = {"type": "object", "properties": {"note": {"type": "string"}},
                "additionalProperties": False}

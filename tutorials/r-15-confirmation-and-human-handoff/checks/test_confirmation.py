@@ -8,10 +8,16 @@ unavailable while its card was open: test_approval_decisions.py.)"""
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
 
 import pytest
 from playwright.sync_api import Page, expect
+from testbed_actions import (
+    GO_AHEAD,
+    GO_AHEAD_PATTERN,
+    GUARDED_SAVE,
+    GUARDED_SAVE_ARGUMENTS,
+    declare_guarded,
+)
 from workspace_state import INITIAL_WORKSPACE, WorkspaceSnapshot
 
 from harness import (
@@ -31,21 +37,8 @@ from harness import (
     reload_page,
 )
 
-ACTION = "guarded_save"
-# An `ask` action on the testbed: every run would be a POST the server records.
-DECLARATION: dict[str, Any] = {
-    "id": ACTION, "desc": "Guarded save", "kind": "write", "confirm": True, "scope": "editor",
-    "params": {"type": "object", "properties": {"note": {"type": "string"}},
-               "required": ["note"], "additionalProperties": False},
-}
-ARGUMENTS = {"note": "x"}
 TIDY = TestbedScripts.TIDY
 
-
-def declare_guarded(testbed: Testbed) -> None:
-    """Declare ACTION and activate its scope, as a page would."""
-    testbed.declare(DECLARATION)
-    testbed.activate_scope("editor")
 
 # What a user types to rename the workspace (matched by model-rules.json's save intent).
 RENAME_TO = {"en": "rename the workspace to {name}", "zh": "把工作区名称改为 {name}"}
@@ -62,9 +55,6 @@ ENDPOINT = {SAVE: "/api/workspace/name", ARCHIVE: "/api/workspace/archive",
 RUN_REQUEST = {"en": "please run {id}", "zh": "请运行 {id}"}
 # The tutorial's user_requests (say()) per action.
 REQUEST_KEY = {SAVE: "save", ARCHIVE: "archive", RESET: "reset"}
-# What the user types when a `when_user` rule makes the model call something exact.
-GO_AHEAD = {"en": "go ahead", "zh": "开始吧"}
-GO_AHEAD_PATTERN = "go ahead|开始吧"
 
 
 @pytest.fixture
@@ -407,18 +397,18 @@ def test_decision_attribute_around_the_dock_does_not_decide_a_click_on_the_card(
 ) -> None:
     declare_guarded(testbed)
     dock.wrap_in_decision("allow")
-    model.when_user(GO_AHEAD_PATTERN, ACTION, ARGUMENTS)
+    model.when_user(GO_AHEAD_PATTERN, GUARDED_SAVE, GUARDED_SAVE_ARGUMENTS)
     start = timeline.mark()
     dock.ask(GO_AHEAD[locale])
-    expect(dock.approval).to_have_attribute("data-action", ACTION)
+    expect(dock.approval).to_have_attribute("data-action", GUARDED_SAVE)
     shown = timeline.mark()
 
     dock.approval.get_by_test_id("pling-approval-desc").click()
 
-    guarantees.approval_still_open(timeline, action=ACTION, since=shown)
+    guarantees.approval_still_open(timeline, action=GUARDED_SAVE, since=shown)
     assert testbed.calls() == []
     dock.deny()
-    guarantees.model_received(timeline, action=ACTION, code="PERMISSION_DENIED", since=start,
+    guarantees.model_received(timeline, action=GUARDED_SAVE, code="PERMISSION_DENIED", since=start,
                               guarantee="approval-only-by-click")
 
 

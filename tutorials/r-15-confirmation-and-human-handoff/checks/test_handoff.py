@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 from playwright.sync_api import APIResponse, Page, Route, expect
+from testbed_actions import GO_AHEAD, GO_AHEAD_PATTERN
 from workspace_state import PUBLISH_CODE
 
 from harness import (
@@ -33,9 +34,6 @@ from harness import (
     tool_call,
 )
 
-# What the user types; a `when_user` rule turns it into the call.
-GO_AHEAD = {"en": "go ahead", "zh": "开始吧"}
-GO_AHEAD_PATTERN = "go ahead|开始吧"
 COUNTED_ACTION = TestbedScripts.COUNTERSIGN_ACTION
 
 if TYPE_CHECKING:  # the checks' conftest.py; pytest imports it, tests only name its types

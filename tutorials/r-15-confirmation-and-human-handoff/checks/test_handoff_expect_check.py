@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import pytest
 from playwright.sync_api import Locator, expect
+from testbed_actions import GO_AHEAD, GO_AHEAD_PATTERN
 
 from harness import (
     Dock,
@@ -18,9 +19,6 @@ from harness import (
     time_left,
 )
 
-# What the user types; a `when_user` rule turns it into the call.
-GO_AHEAD = {"en": "go ahead", "zh": "开始吧"}
-GO_AHEAD_PATTERN = "go ahead|开始吧"
 COUNTED_ACTION = TestbedScripts.COUNTERSIGN_ACTION
 # What the page changes on its note (a JS function of the `gap-note` paragraph).
 PAGE_CHANGES = [

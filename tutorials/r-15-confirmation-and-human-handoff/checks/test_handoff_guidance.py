@@ -17,12 +17,10 @@ from typing import TYPE_CHECKING
 
 import pytest
 from playwright.sync_api import FloatRect, Locator, Page, ViewportSize, expect
+from testbed_actions import GO_AHEAD, GO_AHEAD_PATTERN
 
 from harness import Dock, ModelHandle, Say, Testbed, TestbedScripts, Timeline, Words, guarantees
 
-# What the user types; a `when_user` rule turns it into the call.
-GO_AHEAD = {"en": "go ahead", "zh": "开始吧"}
-GO_AHEAD_PATTERN = "go ahead|开始吧"
 COUNTED_ACTION = TestbedScripts.COUNTERSIGN_ACTION
 
 

@@ -12,6 +12,7 @@ import re
 
 import pytest
 from playwright.sync_api import Page, expect
+from testbed_actions import GO_AHEAD, GO_AHEAD_PATTERN
 from workspace_state import INITIAL_WORKSPACE
 
 from harness import (
@@ -27,9 +28,6 @@ from harness import (
 
 SAVE = "save_workspace_name"
 NAME_PATH = "/api/workspace/name"
-# What the user types when a `when_user` rule makes the model call something exact.
-GO_AHEAD = {"en": "go ahead", "zh": "开始吧"}
-GO_AHEAD_PATTERN = "go ahead|开始吧"
 
 # One row per class of character the contract names ("Approval card"), several characters
 # each: the card must show every one as an escape, marked, inside its own isolated value.

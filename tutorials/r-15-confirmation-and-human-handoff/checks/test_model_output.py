@@ -24,6 +24,13 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 from playwright.sync_api import Locator, Page, expect
+from testbed_actions import (
+    GO_AHEAD,
+    GO_AHEAD_PATTERN,
+    GUARDED_SAVE,
+    GUARDED_SAVE_ARGUMENTS,
+    declare_guarded,
+)
 from workspace_state import INITIAL_WORKSPACE, PUBLISH_CODE, WorkspaceSnapshot
 
 from harness import (
@@ -279,26 +286,9 @@ def test_testbed_call_failing_a_check_is_rejected_before_any_prompt(
 
 # ---- testbed: switches undone -------------------------------------------------------------
 
-GUARDED_SAVE = "guarded_save"
-# An `ask` action on the testbed: every run would be a POST the server records.
-GUARDED_SAVE_DECLARATION: dict[str, Any] = {
-    "id": GUARDED_SAVE, "desc": "Guarded save", "kind": "write", "confirm": True,
-    "scope": "editor",
-    "params": {"type": "object", "properties": {"note": {"type": "string"}},
-               "required": ["note"], "additionalProperties": False},
-}
-GUARDED_SAVE_ARGUMENTS = {"note": "x"}
-# What the user types; a `when_user` rule turns it into the call.
-GO_AHEAD = {"en": "go ahead", "zh": "开始吧"}
-GO_AHEAD_PATTERN = "go ahead|开始吧"
 # Something the page does to its testbed actions.
 PageChange = Callable[[Testbed], None]
 
-
-def declare_guarded_save(testbed: Testbed) -> None:
-    """Declare GUARDED_SAVE and activate its scope, as a page would."""
-    testbed.declare(GUARDED_SAVE_DECLARATION)
-    testbed.activate_scope("editor")
 
 
 def switched_off_and_on(testbed: Testbed) -> None:
@@ -327,7 +317,7 @@ def test_action_whose_switches_were_undone_asks_and_runs_again(
     testbed: Testbed, dock: Dock, timeline: Timeline, model: ModelHandle, locale: str,
     change: PageChange,
 ) -> None:
-    declare_guarded_save(testbed)
+    declare_guarded(testbed)
     change(testbed)
     model.when_user(GO_AHEAD_PATTERN, GUARDED_SAVE, GUARDED_SAVE_ARGUMENTS)
     start = timeline.mark()

@@ -18,6 +18,14 @@ import json
 from typing import Any
 
 import pytest
+from testbed_actions import (
+    GO_AHEAD,
+    GO_AHEAD_PATTERN,
+    GUARDED_SAVE,
+    GUARDED_SAVE_ARGUMENTS,
+    GUARDED_SAVE_DECLARATION,
+    declare_guarded,
+)
 from workspace_state import INITIAL_WORKSPACE
 
 from harness import (
@@ -33,28 +41,11 @@ from harness import (
     tool_call,
 )
 
-ACTION = "guarded_save"
-# An `ask` action on the testbed: every run would be a POST the server records.
-DECLARATION: dict[str, Any] = {
-    "id": ACTION, "desc": "Guarded save", "kind": "write", "confirm": True, "scope": "editor",
-    "params": {"type": "object", "properties": {"note": {"type": "string"}},
-               "required": ["note"], "additionalProperties": False},
-}
-
-
-def declare_guarded(testbed: Testbed) -> None:
-    """Declare ACTION and activate its scope, as a page would."""
-    testbed.declare(DECLARATION)
-    testbed.activate_scope("editor")
 TIDY = TestbedScripts.TIDY
 
 GUARANTEE = "projection-complete"
-# What the user types; a `when_user` rule turns it into the call under test.
-GO_AHEAD = {"en": "go ahead", "zh": "开始吧"}
-GO_AHEAD_PATTERN = "go ahead|开始吧"
 PARAMS = {"type": "object", "properties": {"note": {"type": "string"}},
           "required": ["note"], "additionalProperties": False}
-ARGUMENTS = {"note": "x"}
 # How a test changes an action's testbed button (page script, not the runtime): each state
 # by name, so a failing case says what the button looked like.
 HIDDEN_STATES = ["hidden-attribute", "display-none", "visibility-hidden", "row-hidden"]
@@ -99,7 +90,7 @@ def test_projection_offers_every_in_scope_action_whatever_its_button_looks_like(
     testbed.activate_scope("wizard")
 
     # A call that runs, so the turn makes two model requests: each must carry the projection.
-    model.when_user(GO_AHEAD_PATTERN, "button_visible", ARGUMENTS)
+    model.when_user(GO_AHEAD_PATTERN, "button_visible", GUARDED_SAVE_ARGUMENTS)
     start = timeline.mark()
     dock.ask(GO_AHEAD[locale])
     guarantees.model_received(timeline, action="button_visible", code="OK", since=start,
@@ -128,7 +119,7 @@ def test_actions_with_hidden_buttons_still_run_when_called(
     for state, action in hidden.items():
         declare(testbed, action)
         set_button(testbed, action, state)
-    model.script(calling(*(tool_call(f"call_{action}", action, json.dumps(ARGUMENTS))
+    model.script(calling(*(tool_call(f"call_{action}", action, json.dumps(GUARDED_SAVE_ARGUMENTS))
                            for action in hidden.values())))
     start = timeline.mark()
 
@@ -139,7 +130,7 @@ def test_actions_with_hidden_buttons_still_run_when_called(
         guarantees.model_received(timeline, action=action, code="OK", since=start,
                                   guarantee=GUARANTEE)
     ran = {state: [c.body for c in testbed.calls(action)] for state, action in hidden.items()}
-    assert ran == {state: [ARGUMENTS] for state in hidden}, ran
+    assert ran == {state: [GUARDED_SAVE_ARGUMENTS] for state in hidden}, ran
 
 
 @pytest.mark.guarantee(GUARANTEE)
@@ -149,7 +140,7 @@ def test_action_with_a_disabled_button_is_offered_and_answers_unavailable(
     # Danger: were availability skipped, a card would be due and would show.
     declare(testbed, "disabled_action", kind="danger", confirm=None)
     set_button(testbed, "disabled_action", "disabled")
-    model.when_user(GO_AHEAD_PATTERN, "disabled_action", ARGUMENTS)
+    model.when_user(GO_AHEAD_PATTERN, "disabled_action", GUARDED_SAVE_ARGUMENTS)
     start = timeline.mark()
     dock.ask(GO_AHEAD[locale])
 
@@ -227,11 +218,11 @@ def test_scope_deactivation_called_twice_ends_only_its_own_activation(
     testbed: Testbed, dock: Dock, model: ModelHandle, locale: str,
 ) -> None:
     testbed.scripts.activate_scope_twice_and_end_one_activation_twice("editor")
-    testbed.declare(DECLARATION)
+    testbed.declare(GUARDED_SAVE_DECLARATION)
 
     dock.ask(GO_AHEAD[locale])
 
-    assert ACTION in model.offered_tools(), "the scope ended though one activation remains"
+    assert GUARDED_SAVE in model.offered_tools(), "the scope ended though one activation remains"
 
 
 @pytest.mark.guarantee("projection-complete")
@@ -242,4 +233,4 @@ def test_projection_carries_each_actions_params_as_its_parameters(
 
     dock.ask(GO_AHEAD[locale])
 
-    assert model.offered_tools()[ACTION].parameters == DECLARATION["params"]
+    assert model.offered_tools()[GUARDED_SAVE].parameters == GUARDED_SAVE_DECLARATION["params"]

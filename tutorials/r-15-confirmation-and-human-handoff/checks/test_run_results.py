@@ -17,6 +17,7 @@ from typing import Any
 
 import pytest
 from playwright.sync_api import Page, expect
+from testbed_actions import GO_AHEAD, GO_AHEAD_PATTERN
 from workspace_state import INITIAL_WORKSPACE, WorkspaceSnapshot
 
 from harness import (
@@ -40,9 +41,6 @@ from harness import (
 SAVE, ARCHIVE, RESET = "save_workspace_name", "archive_workspace", "reset_workspace"
 NAME_PATH, ARCHIVE_PATH = "/api/workspace/name", "/api/workspace/archive"
 NEW_NAME = "Acme"
-# What the user types; a `when_user` rule turns it into the call.
-GO_AHEAD = {"en": "go ahead", "zh": "开始吧"}
-GO_AHEAD_PATTERN = "go ahead|开始吧"
 
 
 def message_to_model(model: ModelHandle, action: str) -> str:
