@@ -13,7 +13,8 @@ import threading
 import httpx
 import pytest
 
-from harness.cli.main import main, wait_for_ctrl_c
+from harness.cli.main import main
+from harness.cli.usage import wait_for_ctrl_c
 from harness.project.paths import PROJECT_ROOT
 
 ONE_LINE_ERROR = re.compile(r"^pling-tutorial: error: [^\n]+\n$")
