@@ -86,6 +86,3 @@ def add_dev_command(subparsers: SubParsers) -> None:
                         "fixture server's, behind Vite's proxy")
     add_root_option(parser)
     parser.set_defaults(handler=run_dev)
-
-
-# --- check -------------------------------------------------------------------------

@@ -18,9 +18,7 @@ from harness.cli.dev import add_dev_command
 from harness.cli.merge import MergeError, run_merge
 from harness.cli.mutate import add_mutate_command
 from harness.cli.new import add_new_command
-from harness.cli.react_page import (
-    ReactPageError,
-)
+from harness.cli.react_page import ReactPageError
 from harness.cli.usage import (
     EXIT_USAGE,
     PROGRAM,
@@ -34,21 +32,19 @@ from harness.cli.usage import (
     tutorial_root,
     wait_for_ctrl_c,
 )
-from harness.mutation.catalogue import (
-    CatalogueError,
-)
+from harness.mutation.catalogue import CatalogueError
 from harness.mutation.stryker.plan import PlanError
 from harness.mutation.stryker.report import ReportError
 from harness.mutation.stryker.run import ToolchainError
 from harness.plugin.shards import DURATIONS_FILE_NAME, SHARD_OPTION, parse_shard
 from harness.project.paths import PROJECT_ROOT
 from harness.project.tutorials import Tutorial, TutorialError, list_tutorials, load_tutorial
-from harness.scaffold.new import (
-    ScaffoldError,
-)
+from harness.scaffold.new import ScaffoldError
 from harness.server.external import TargetError
 from harness.server.model.config import ProviderConfigError
 from harness.server.runner import PortInUse, ServerStartError
+
+# --- list --------------------------------------------------------------------------
 
 
 def run_list(args: argparse.Namespace) -> int:
@@ -67,7 +63,7 @@ def add_list_command(subparsers: SubParsers) -> None:
     parser.set_defaults(handler=run_list)
 
 
-# --- dev ---------------------------------------------------------------------------
+# --- check -------------------------------------------------------------------------
 
 
 def run_check_command(args: argparse.Namespace) -> int:
@@ -227,7 +223,7 @@ def add_merge_command(subparsers: SubParsers) -> None:
     parser.set_defaults(handler=run_merge_command)
 
 
-# --- mutate ------------------------------------------------------------------------
+# --- dispatch ----------------------------------------------------------------------
 
 
 # Each entry adds one subcommand and sets its `handler`.

@@ -172,6 +172,3 @@ def add_mutate_command(subparsers: SubParsers) -> None:
                         help="with --generated: test every mutant again, not only what changed")
     add_root_option(parser)
     parser.set_defaults(handler=run_mutate)
-
-
-# --- new ---------------------------------------------------------------------------

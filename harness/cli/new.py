@@ -60,6 +60,3 @@ def add_new_command(subparsers: SubParsers) -> None:
                         "the reference runtime is copied in if DIR has none) instead of the "
                         "project; then pass --root DIR to dev, check and mutate")
     parser.set_defaults(handler=run_new)
-
-
-# --- dispatch ----------------------------------------------------------------------
