@@ -19,12 +19,14 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
+from playwright.sync_api import Playwright
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Mount, Route
 
 from harness import BusinessState, tutorial_backend
+from harness.browser.preflight import check_target
 from harness.cli.check import render_summary
 from harness.mutation.catalogue import catalogue_path, load_catalogue
 from harness.mutation.render import render_run
@@ -32,6 +34,7 @@ from harness.mutation.runner import SuiteInvocation, run_catalogue
 from harness.plugin.html_report import write_html_report
 from harness.plugin.report import SuiteReport, TestRecord
 from harness.project.paths import PROJECT_ROOT
+from harness.project.tutorials import load_tutorial
 from harness.server.runner import TutorialServer
 
 # r-15's own state, from its backend.py (the harness names no tutorial's state).
@@ -391,3 +394,14 @@ def test_html_report_shows_an_na_check_with_its_reason_never_as_a_pass(tmp_path:
     assert ">n/a (external) (1)<" in html
     assert "Not run against this page: faults are injected at the fixture server" in html
     assert 'class="outcome-passed"' not in html and ">pass" not in html
+
+
+def test_check_target_answers_inside_a_running_sync_playwright(playwright: Playwright) -> None:
+    # `check --base-url` called from a pytest session whose `playwright` fixture already runs
+    # (the harness's own tests call main() in-process): the sync API refuses a second start
+    # in that thread, so the preflight's browser gets one of its own.
+    tutorial = load_tutorial(TUTORIAL_ID)
+    with TutorialServer(tutorial=tutorial) as served:
+        facts = check_target(served.url, tutorial)
+
+    assert facts.serves_testbed

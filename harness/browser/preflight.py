@@ -12,6 +12,7 @@ failed checks:
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -170,8 +171,18 @@ def _refuse(route: Route) -> None:
 
 
 def check_target(base_url: str, tutorial: Tutorial) -> TargetFacts:
-    """Both checks, with a browser of its own (for `pling-tutorial check --base-url`)."""
+    """Both checks, with a browser of its own (for `pling-tutorial check --base-url`).
+
+    The browser is driven from a thread of its own: Playwright's sync API refuses to start in
+    a thread that already drives it (`check` called from a pytest session whose `playwright`
+    fixture runs, as the harness's own tests do)."""
     facts = check_over_http(base_url, tutorial)
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        pool.submit(_check_in_a_browser_of_its_own, base_url, tutorial).result()
+    return facts
+
+
+def _check_in_a_browser_of_its_own(base_url: str, tutorial: Tutorial) -> None:
     with sync_playwright() as playwright:
         choice = find_chromium(playwright_path=Path(playwright.chromium.executable_path))
         executable = str(choice.executable_path) if choice.executable_path else None
@@ -181,4 +192,3 @@ def check_target(base_url: str, tutorial: Tutorial) -> TargetFacts:
             check_in_browser(browser, base_url, tutorial)
         finally:
             browser.close()
-    return facts
