@@ -29,6 +29,8 @@ PAGES = (("ours", "our page (`dev r-15`)"), ("react", "React, Vite dev server"),
          ("react-build", "React, production build"))
 BEGIN, END = "<!-- react:begin -->", "<!-- react:end -->"
 FIRST_PORT = 5380
+# The reports are read for what they prove; a trace of every check would double the runs.
+NO_TRACES = ["--tracing=off"]
 
 
 def served(page: str, port: int) -> tuple[subprocess.Popen[str], str]:
@@ -112,7 +114,7 @@ def main() -> int:
                 report = Path(scratch_name) / page
                 runs[page] = measure.timed(f"check r-15 --base-url ({name})",
                                            ["check", "r-15", *select, "--base-url", url,
-                                            "--report", str(report)], report)
+                                            "--report", str(report), *NO_TRACES], report)
             finally:
                 stop(server)
     block = render(runs)
