@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from harness.cli import main as cli
+from harness.cli import mutate as mutate_command
 from harness.cli.main import main
 
 
@@ -20,7 +20,7 @@ def generated_calls(monkeypatch: pytest.MonkeyPatch) -> list[dict[str, Any]]:
         calls.append(kwargs)
         return 0
 
-    monkeypatch.setattr(cli, "run_generated", record)
+    monkeypatch.setattr(mutate_command, "run_generated", record)
     return calls
 
 
