@@ -24,6 +24,7 @@ from harness import (
     Dock,
     FakeUpstream,
     HeldRequests,
+    Mark,
     ModelHandle,
     OpenTutorialPage,
     Say,
@@ -209,6 +210,20 @@ def card_for(run: RunAction, open_tutorial_page: OpenTutorialPage, dock: Dock,
     return held
 
 
+def approved_and_held(run: RunAction, open_tutorial_page: OpenTutorialPage, dock: Dock,
+                      timeline: Timeline, model: ModelHandle,
+                      say: Say) -> tuple[HeldRequests, Mark]:
+    """The user allowed `run` and its business request is held: no model request may have
+    gone out since the approval (returned with the held request)."""
+    held = card_for(run, open_tutorial_page, dock, model, say)
+    approved = timeline.mark()
+    held.start(dock.approve_button.click)
+    guarantees.no_model_request(timeline, since=approved,
+                                why=f"the {run.path} request is still unanswered",
+                                guarantee="success-after-business-answer")
+    return held, approved
+
+
 @pytest.mark.guarantee("success-after-business-answer")
 @pytest.mark.parametrize("name", list(RUN_ACTIONS))
 def test_success_reaches_the_model_only_after_the_actions_own_request_answered(
@@ -216,14 +231,8 @@ def test_success_reaches_the_model_only_after_the_actions_own_request_answered(
     tutorial_server: TutorialServer, say: Say, name: str,
 ) -> None:
     run = RUN_ACTIONS[name]
-    held = card_for(run, open_tutorial_page, dock, model, say)
-    approved = timeline.mark()
+    held, approved = approved_and_held(run, open_tutorial_page, dock, timeline, model, say)
 
-    held.start(dock.approve_button.click)
-
-    guarantees.no_model_request(timeline, since=approved,
-                                why=f"the {run.path} request is still unanswered",
-                                guarantee="success-after-business-answer")
     expect(dock.busy).to_have_count(1)  # the turn is still running
     assert tutorial_server.state.snapshot() == run.starts_from
     held.release()
@@ -241,14 +250,8 @@ def test_a_held_request_that_fails_is_run_failed_never_success(
     tutorial_server: TutorialServer, say: Say, name: str,
 ) -> None:
     run = RUN_ACTIONS[name]
-    held = card_for(run, open_tutorial_page, dock, model, say)
-    approved = timeline.mark()
+    held, approved = approved_and_held(run, open_tutorial_page, dock, timeline, model, say)
 
-    held.start(dock.approve_button.click)
-
-    guarantees.no_model_request(timeline, since=approved,
-                                why=f"the {run.path} request is still unanswered",
-                                guarantee="success-after-business-answer")
     held.fail(503, {"ok": False, "code": "UNAVAILABLE", "message": "try again later"})
     dock.wait_until_settled()
     assert [r.code for r in timeline.tool_results(approved)
