@@ -3,7 +3,7 @@
  * Stryker ignorer plugin "pling": code in the runtime that makes no promise to the page or
  * the model, so a mutant there could only tell whether a check reads diagnostics, not
  * whether the runtime keeps its promises. Stryker reports each as "Ignored" with the reason
- * (left out of the score), instead of a disable comment inside fixtures/pling/.
+ * (left out of the score), instead of a disable comment inside pling_harness/web/runtime/.
  *
  * 1. Always: the arguments of `emit(...)` (debug events), `console.*(...)` calls, and the
  *    message of `new ...Error(...)`. Only the call itself: the condition that decides

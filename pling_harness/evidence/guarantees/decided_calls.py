@@ -1,0 +1,56 @@
+"""Guarantees about a call the user decided, once the conversation goes on: the decision is
+what the model hears about that call. An approved call runs (its result reaches the model)
+or the user is told it did not; a denied one reaches the model as PERMISSION_DENIED. Never
+does the call go on to the model with no result, as if nobody had asked: OpenAI refuses
+such a conversation, lenient OpenAI-compatible servers answer on, and the user's decision
+is silently lost (vercel/ai#17033, vercel/ai#14428). Checks ask the scripted model to be
+lenient (`ModelHandle.accept_unanswered_tool_calls`) to see it."""
+
+from __future__ import annotations
+
+from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
+
+from pling_harness.evidence.guarantees.live_page import UI_TIMEOUT_MS, live_dock
+from pling_harness.evidence.guarantees.violation import fail, listed, results_for
+from pling_harness.evidence.records import Mark
+from pling_harness.evidence.timeline import Timeline
+from pling_harness.server.model.wire import AssistantMessage, ModelRequest, ToolMessage
+
+
+def unanswered_calls(request: ModelRequest, action: str) -> list[str]:
+    """The ids of `action`'s calls in `request`'s history that no tool message answers."""
+    answered = {m.tool_call_id for m in request.messages if isinstance(m, ToolMessage)}
+    return [call.id for message in request.messages if isinstance(message, AssistantMessage)
+            for call in message.tool_calls or []
+            if call.function.name == action and call.id not in answered]
+
+
+def decided_call_never_unanswered(timeline: Timeline, *, action: str, since: Mark,
+                                  guarantee: str) -> None:
+    """No model request the server received since `since` carries a call of `action` with
+    no result: the model heard what became of every call the user decided."""
+    for record in timeline.server_records(since, kind="model.request"):
+        if record.model_request is None:
+            continue
+        missing = unanswered_calls(record.model_request, action)
+        if missing:
+            raise fail(guarantee, f"the model was asked (server seq {record.seq}) with "
+                        f"{action} call(s) {listed(missing)} that carry no result: the "
+                        f"user's decision never reached it", timeline)
+
+
+def approval_honoured(timeline: Timeline, *, action: str, since: Mark) -> None:
+    """After Allow, however the conversation goes on: the approved call ran (the model
+    received its result) or the user is told it did not (an error or a notice on screen);
+    and no model request carries it unanswered."""
+    name = "approval-honoured"
+    decided_call_never_unanswered(timeline, action=action, since=since, guarantee=name)
+    if any(result.ok for result in results_for(timeline, action, since)):
+        return
+    dock = live_dock(timeline)
+    told = dock.messages("error").or_(dock.messages("notice"))
+    try:
+        told.first.wait_for(state="attached", timeout=UI_TIMEOUT_MS)
+    except PlaywrightTimeoutError:
+        raise fail(name, f"the approved {action} did not run (the model received no result "
+                    f"for it) and the page told the user nothing", timeline) from None

@@ -1,0 +1,118 @@
+"""Collecting the generated checks: pytest finds a tutorial's `actions.json` (running the
+tutorial's folder, as `pling-tutorial check` does, or the file itself) and collects it as a
+module holding one test, `test_declared`, parametrized over every check the table implies
+in every locale of the tutorial: `actions.json::test_declared[<action>-<check>-<locale>]`.
+The ids are stable (the table's order, the tutorial's locales), so shards, durations, the
+merged report and the mutation suite treat them as any other check."""
+
+from __future__ import annotations
+
+import types
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from pling_harness.browser.dock import Dock
+from pling_harness.evidence.timeline import Timeline
+from pling_harness.plugin.declared import handoff_checks, rejection_checks, run_checks
+from pling_harness.plugin.declared.context import DeclaredRun
+from pling_harness.plugin.declared.examples import add_options
+from pling_harness.plugin.declared.matrix import DECLARED_CASES, DeclaredCheck, declared_checks
+from pling_harness.plugin.external import ServedTutorial
+from pling_harness.plugin.factories import OpenTutorialPage
+from pling_harness.plugin.options import pling_root
+from pling_harness.plugin.tutorial_choice import chosen_tutorial, run_locales
+from pling_harness.project.action_table import (
+    ACTION_TABLE_FILE_NAME,
+    ActionTable,
+    TableError,
+    load_action_table,
+)
+from pling_harness.project.paths import TUTORIALS_DIR_NAME
+from pling_harness.project.texts import Say, Words
+from pling_harness.project.tutorials import TUTORIAL_FILE_NAME, TutorialError
+from pling_harness.server.model.handle import ModelHandle
+
+# Each generated check by name (matrix.py names them).
+CHECKS: dict[str, Callable[[DeclaredRun], None]] = {
+    "policy-table": run_checks.policy_table,
+    "approval-before-side-effects": run_checks.approval_before_side_effects,
+    "denial-respected": run_checks.denial_respected,
+    "declared-effect": run_checks.declared_effect,
+    "session-grant-for-ask": run_checks.session_grant_for_ask,
+    "ask-always-never-granted": run_checks.ask_always_never_granted,
+    "success-after-business-answer": run_checks.success_after_business_answer,
+    "hidden-characters-refused": run_checks.hidden_characters_refused,
+    "handoff-no-stacking": handoff_checks.handoff_no_stacking,
+    "handoff-cancel": handoff_checks.handoff_cancel,
+    "handoff-timeout": handoff_checks.handoff_timeout,
+    "handoff-done-requires-expect": handoff_checks.handoff_done_requires_expect,
+    "success-only-after-published": handoff_checks.success_only_after_published,
+    "rejected-before-prompt": rejection_checks.rejected_before_prompt,
+    "rejected-when-unavailable": rejection_checks.rejected_when_unavailable,
+    "projection-complete": rejection_checks.projection_complete,
+}
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    add_options(parser)
+
+
+def is_action_table(path: Path) -> bool:
+    """`tutorials/<id>/actions.json` beside a tutorial.json."""
+    return (path.name == ACTION_TABLE_FILE_NAME and path.parent.parent.name == TUTORIALS_DIR_NAME
+            and (path.parent / TUTORIAL_FILE_NAME).is_file())
+
+
+def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
+    if not is_action_table(file_path) or pling_root(parent.config) is None:
+        return None
+    table: ActionTableFile = ActionTableFile.from_parent(parent, path=file_path)
+    return table
+
+
+class ActionTableFile(pytest.Module):
+    """A tutorial's action table, collected as a module of generated checks."""
+
+    def _getobj(self) -> types.ModuleType:
+        root = pling_root(self.config)
+        assert root is not None
+        try:
+            tutorial = chosen_tutorial(self.config, self.path, root)
+            table = load_action_table(self.path)
+            table.check_against(path=self.path, user_requests=list(tutorial.user_requests),
+                                initial_state=tutorial.api.initial_state,
+                                business_view=list(tutorial.page.business_view))
+        except (TableError, TutorialError, pytest.UsageError) as error:
+            raise self.CollectError(str(error)) from None
+        module = types.ModuleType(f"pling_declared_{tutorial.id.replace('-', '_')}")
+        module.__file__ = str(self.path)
+        cases = [pytest.param(check, locale, id=f"{check.id}-{locale}",
+                              marks=[pytest.mark.guarantee(g) for g in check.guarantees])
+                 for check in declared_checks(table) for locale in run_locales(self.config,
+                                                                                 tutorial)]
+        test = _declared_test(table)
+        setattr(test, DECLARED_CASES, cases)
+        module.__dict__["test_declared"] = test
+        return module
+
+
+def _declared_test(table: ActionTable) -> Callable[..., None]:
+    def test_declared(declared: DeclaredCheck, locale: str, open_tutorial_page: OpenTutorialPage,
+                      dock: Dock, timeline: Timeline, model: ModelHandle, words: Words,
+                      say: Say, tutorial_server: ServedTutorial,
+                      request: pytest.FixtureRequest) -> None:
+        """A check generated from the tutorial's action table (its id says which)."""
+        action = declared.action if declared.action in table.actions else next(iter(table.actions))
+        run = DeclaredRun(action=action, row=table.actions[action], table=table,
+                          open_tutorial_page=open_tutorial_page, dock=dock, timeline=timeline,
+                          model=model, words=words, say=say, locale=locale,
+                          served=tutorial_server)
+        if declared.check == "approval-shows-exact-arguments":
+            run_checks.approval_shows_exact_arguments(run, request.config, request.node.nodeid)
+        else:
+            CHECKS[declared.check](run)
+
+    return test_declared
+

@@ -1,0 +1,164 @@
+"""What a generated check works with: its action's row, the plugin's fixtures, and the moves
+every generated check shares (open the page on the row's state, make the model call the
+action, read the projection, wait for the declared effect)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from playwright.sync_api import Page, expect
+
+from pling_harness.browser.clicks import user_click
+from pling_harness.browser.dock import Dock
+from pling_harness.evidence.guarantees import GuaranteeViolation
+from pling_harness.evidence.records import Mark
+from pling_harness.evidence.timeline import Timeline
+from pling_harness.plugin.external import ServedTutorial
+from pling_harness.plugin.factories import OpenTutorialPage
+from pling_harness.project.action_table import ActionRow, ActionTable, FromBackend, filled
+from pling_harness.project.business_state import BusinessState
+from pling_harness.project.texts import Say, Words
+from pling_harness.server.backend import tutorial_backend
+from pling_harness.server.model.handle import ModelHandle, calling, tool_call
+from pling_harness.server.model.wire import FunctionDefinition
+
+# How long a generated check waits for the page to show an effect (ms).
+SHOWN_TIMEOUT_MS = 5_000
+
+
+@dataclass
+class DeclaredRun:
+    """One generated check's action, row and fixtures."""
+
+    action: str
+    row: ActionRow
+    table: ActionTable
+    open_tutorial_page: OpenTutorialPage
+    dock: Dock
+    timeline: Timeline
+    model: ModelHandle
+    words: Words
+    say: Say
+    locale: str
+    served: ServedTutorial
+    page: Page | None = None
+    calls_made: int = 0
+
+    # ---- the page ----------------------------------------------------------------------
+
+    def open(self, state: Mapping[str, Any] | None = None) -> Page:
+        """The tutorial page on the row's `starts_from` state (plus `state`)."""
+        wanted = {**self.row.starts_from, **(state or {})}
+        self.page = self.open_tutorial_page(state=wanted or None)
+        return self.page
+
+    def state(self) -> BusinessState:
+        return self.served.state.snapshot()
+
+    def expect_shown(self, view: Mapping[str, str], *, guarantee: str) -> None:
+        """The page's business view shows `view` (view name → value)."""
+        assert self.page is not None
+        for name, value in view.items():
+            shown = self.served.tutorial.page.business_view[name]
+            element = self.page.get_by_test_id(shown.testid)
+            try:
+                if shown.attribute is None:
+                    expect(element).to_have_text(value, timeout=SHOWN_TIMEOUT_MS)
+                else:
+                    expect(element).to_have_attribute(shown.attribute, value,
+                                                      timeout=SHOWN_TIMEOUT_MS)
+            except AssertionError as error:
+                raise GuaranteeViolation(guarantee, f"after {self.action} the page should show "
+                                         f"{name} = {value!r}: {str(error).splitlines()[0]}",
+                                         self.timeline) from None
+
+    # ---- the model -----------------------------------------------------------------------
+
+    def ask(self) -> Mark:
+        """The user asks for the action in their words (the row's `asked_with`); the model's
+        own rule makes the call. Returns the mark taken before."""
+        before = self.timeline.mark()
+        self.dock.ask(self.say(self.row.asked_with))
+        return before
+
+    def call(self, arguments: Mapping[str, Any] | str, *, action: str | None = None) -> Mark:
+        """The model calls the action (or `action`) with exactly `arguments` (raw text as
+        given), whatever the user says. Returns the call's id... in `last_call_id`."""
+        self.calls_made += 1
+        raw = arguments if isinstance(arguments, str) else json.dumps(arguments)
+        self.model.script(calling(tool_call(self.last_call_id, action or self.action, raw)))
+        return self.ask()
+
+    def send_call(self, arguments: Mapping[str, Any]) -> None:
+        """As `call`, but return once the user's message is sent, without waiting for the turn
+        (whose business request a check may be holding)."""
+        self.calls_made += 1
+        self.model.script(calling(tool_call(self.last_call_id, self.action,
+                                            json.dumps(arguments))))
+        self.dock.input.fill(self.say(self.row.asked_with))
+        user_click(self.dock.send_button)
+
+    @property
+    def last_call_id(self) -> str:
+        return f"call_declared_{self.calls_made}"
+
+    def projection(self) -> dict[str, FunctionDefinition]:
+        """The tools the page projected with its last model request (one turn that calls
+        nothing if it has made none), held to the table: a stale table fails naming both."""
+        if not self.model.requests:
+            self.model.script({"role": "assistant", "content": "…"})
+            self.dock.ask(self.say(self.row.asked_with))
+        offered = self.model.offered_tools()
+        stale = self.table.stale_against(list(offered))
+        if stale is not None:
+            raise GuaranteeViolation("projection-complete", stale, self.timeline)
+        return offered
+
+    def params(self) -> dict[str, Any]:
+        return dict(self.projection()[self.action].parameters or {})
+
+    def refused(self) -> dict[str, tuple[str, ...]]:
+        return {name: argument.refused for name, argument in self.row.arguments.items()}
+
+    def call_arguments(self, since: Mark) -> dict[str, Any]:
+        """The arguments of the model's last call to the action since `since`."""
+        calls = [c for c in self.timeline.tool_calls(since) if c.action == self.action]
+        if not calls:
+            raise GuaranteeViolation("model-received", f"the model made no call to "
+                                     f"{self.action} for {self.row.asked_with!r}", self.timeline)
+        parsed = json.loads(calls[-1].arguments or "{}")
+        return parsed if isinstance(parsed, dict) else {}
+
+    # ---- the business --------------------------------------------------------------------
+
+    def expected_body(self, arguments: Mapping[str, Any]) -> Any:
+        """The body the row's `calls` says the run sends for `arguments`."""
+        assert self.row.calls is not None
+        if self.row.calls.body is None:
+            return dict(arguments) if self.row.calls.method != "GET" else None
+        return filled(self.row.calls.body, arguments)
+
+    def expect_effect(self, before: BusinessState, arguments: Mapping[str, Any], *,
+                      guarantee: str) -> None:
+        """The state is `before` with the row's effect, every other field left alone, and
+        the page shows what the row says."""
+        wanted = {**before.fields(), **filled(self.row.effect, arguments)}
+        now = self.state().fields()
+        if now != wanted:
+            changed = {k: (before.fields().get(k), v) for k, v in now.items()
+                       if before.fields().get(k) != v}
+            raise GuaranteeViolation(guarantee, f"{self.action} should leave the state "
+                                     f"{wanted}; it is {now} (changed: {changed})",
+                                     self.timeline)
+        self.expect_shown({k: str(filled(self.row.shows, arguments)[k])
+                           for k in self.row.shows}, guarantee=guarantee)
+
+    def step_value(self, value: str | FromBackend) -> str:
+        """A handoff step's text: as written, or the backend.py constant it names."""
+        if isinstance(value, str):
+            return value
+        backend = tutorial_backend(self.served.tutorial.directory(self.served.root))
+        return str(getattr(backend, value.backend))

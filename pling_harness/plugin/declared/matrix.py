@@ -1,0 +1,74 @@
+"""Which generated checks an action's row implies, each with the guarantees it proves."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from pling_harness.project.action_table import ActionRow, ActionTable
+
+# The attribute of `test_declared` holding its cases, which collection.py parametrizes first
+# (the check's id leads, the browser's follows, as the locale leads in a hand-written one).
+DECLARED_CASES = "pling_declared_cases"
+# The check that compares the table with the page's projection, once per locale.
+TABLE_ROW = "table"
+
+
+@dataclass(frozen=True)
+class DeclaredCheck:
+    """One generated check: `check` (a name of `pling_harness.plugin.declared.checks`) for
+    `action`, proving `guarantees`."""
+
+    action: str
+    check: str
+    guarantees: tuple[str, ...]
+
+    @property
+    def id(self) -> str:
+        return f"{self.action}-{self.check}"
+
+
+def _run_checks(row: ActionRow) -> list[tuple[str, tuple[str, ...]]]:
+    checks: list[tuple[str, tuple[str, ...]]] = [("policy-table", ("policy-table",))]
+    if row.asks:
+        checks += [
+            ("approval-before-side-effects", ("approval-before-side-effects",)),
+            ("denial-respected", ("denial-respected", "no-silent-retry")),
+            ("session-grant-for-ask", ("session-grant-for-ask",)) if row.policy == "ask"
+            else ("ask-always-never-granted", ("ask-always-never-granted",)),
+            ("approval-shows-exact-arguments", ("approval-shows-exact-arguments",)),
+        ]
+    if row.calls is not None:
+        checks.append(("declared-effect", ("declared-effect",)))
+    if row.calls is not None and row.calls.method != "GET":  # a read changes nothing
+        checks.append(("success-after-business-answer",
+                       ("success-after-business-answer", "run-failure-reported")))
+    if any("hidden-characters" in argument.refused for argument in row.arguments.values()):
+        checks.append(("hidden-characters-refused", ("hidden-characters-refused",)))
+    return checks
+
+
+def _handoff_checks() -> list[tuple[str, tuple[str, ...]]]:
+    return [
+        ("handoff-no-stacking", ("handoff-no-stacking", "handoff-guidance")),
+        ("handoff-cancel", ("handoff-cancel", "no-silent-retry")),
+        ("handoff-timeout", ("handoff-timeout",)),
+        ("handoff-done-requires-expect", ("handoff-done-requires-expect",)),
+        ("success-only-after-published", ("success-only-after-published", "handoff-receipt",
+                                          "handoff-never-writes-target")),
+    ]
+
+
+def declared_checks(table: ActionTable) -> list[DeclaredCheck]:
+    """Every check the table implies, action by action in the table's order, then the
+    table's own comparison with the page's projection."""
+    found: list[DeclaredCheck] = []
+    for action, row in table.actions.items():
+        checks = _handoff_checks() if row.policy == "handoff" else _run_checks(row)
+        checks.append(("rejected-before-prompt", ("rejected-before-prompt",
+                                                  "hostile-model-output")))
+        if row.unavailable_when:
+            checks.append(("rejected-when-unavailable", ("rejected-before-prompt",
+                                                         "projection-complete")))
+        found += [DeclaredCheck(action, check, guarantees) for check, guarantees in checks]
+    found.append(DeclaredCheck(TABLE_ROW, "projection-complete", ("projection-complete",)))
+    return found

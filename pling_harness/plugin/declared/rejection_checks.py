@@ -1,0 +1,92 @@
+"""Generated checks of what the page refuses before any prompt: every way of breaking an action's
+`params` and every near miss of its id, an action called while unavailable, and the table
+held to the projection."""
+
+from __future__ import annotations
+
+import json
+
+from pling_harness.evidence import guarantees
+from pling_harness.evidence.arguments import invalid_calls, minimal_arguments, near_miss_ids
+from pling_harness.evidence.guarantees import GuaranteeViolation
+from pling_harness.evidence.records import Mark
+from pling_harness.plugin.declared.context import DeclaredRun
+from pling_harness.server.model.handle import calling, tool_call
+
+# The page contract's caps: calls per model reply, model calls per turn.
+CALLS_PER_REPLY = 10
+REPLIES_PER_TURN = 7
+NAME = "rejected-before-prompt"
+
+
+def _refused(run: DeclaredRun, since: Mark, wanted: dict[str, tuple[str, str]]) -> None:
+    """Each call id in `wanted` got its code (the action it named, the code), with no card, no
+    handoff, no business request and nothing changed."""
+    got = {r.call_id: (r.action, r.code) for r in run.timeline.tool_results(since)}
+    wrong = {call: got.get(call) for call, expected in wanted.items()
+             if got.get(call) != expected}
+    if wrong:
+        raise GuaranteeViolation(NAME, f"calls that break {run.action}'s declaration should "
+                                 f"be refused; these got something else: "
+                                 f"{ {c: (wanted[c], g) for c, g in wrong.items()} }",
+                                 run.timeline)
+    for part in ("approval", "handoff"):
+        if run.timeline.shown(part, since):
+            raise GuaranteeViolation(NAME, f"a {part} was shown for a refused call",
+                                     run.timeline)
+    guarantees.no_business_request(run.timeline, since=since, guarantee=NAME)
+    guarantees.state_unchanged(run.timeline, since=since, guarantee=NAME)
+    guarantees.no_writes_into_targets(run.timeline, since=since)
+
+
+def rejected_before_prompt(run: DeclaredRun) -> None:
+    """Every invalid argument object its `params` implies is INVALID_PARAMS, every near miss
+    of its id (and an unknown id with arguments that are not JSON) UNKNOWN_ACTION: all in one
+    turn, none prompting."""
+    run.open()
+    params = run.params()
+    calls = [(f"call_{case.case}", run.action, case.arguments, "INVALID_PARAMS")
+             for case in invalid_calls(params)]
+    calls += [(f"call_near_miss_{n}", miss, "{}", "UNKNOWN_ACTION")
+              for n, miss in enumerate(near_miss_ids(run.action))]
+    # An id no page declares, with arguments that are not even JSON: the id is checked first.
+    unknown = f"not_{run.action}"
+    if unknown not in run.table.actions:
+        calls.append(("call_unknown_before_arguments", unknown, "{oops", "UNKNOWN_ACTION"))
+    replies = [calling(*(tool_call(call, action, arguments)
+                         for call, action, arguments, _ in calls[start:start + CALLS_PER_REPLY]))
+               for start in range(0, len(calls), CALLS_PER_REPLY)]
+    if len(replies) > REPLIES_PER_TURN:
+        raise ValueError(f"{run.action}'s params imply {len(calls)} invalid calls, more than "
+                         "one turn can carry")
+    run.model.script(*replies)
+    before = run.ask()
+    _refused(run, before, {call: (action, code) for call, action, _, code in calls})
+    notices = run.dock.messages("notice", code="INVALID_PARAMS")
+    if notices.count() < len(invalid_calls(params)):
+        raise GuaranteeViolation(NAME, f"each refused call should be told to the user; "
+                                 f"{notices.count()} INVALID_PARAMS notices for "
+                                 f"{len(invalid_calls(params))} calls", run.timeline)
+
+
+def rejected_when_unavailable(run: DeclaredRun) -> None:
+    """On the state that disables it: still projected, a call answers UNAVAILABLE (bad
+    arguments INVALID_PARAMS first), no prompt."""
+    run.open(run.row.unavailable_when[0])
+    params = run.params()
+    guarantees.projection_exactly(run.timeline, tools=run.table.names(),
+                                  since=run.timeline.ready_mark or run.timeline.mark())
+    run.model.script(calling(
+        tool_call("call_unavailable", run.action, json.dumps(minimal_arguments(params))),
+        tool_call("call_unavailable_bad", run.action, '{"unexpected_arg": true}')))
+    before = run.ask()
+    _refused(run, before, {"call_unavailable": (run.action, "UNAVAILABLE"),
+                           "call_unavailable_bad": (run.action, "INVALID_PARAMS")})
+
+
+def projection_complete(run: DeclaredRun) -> None:
+    """Every model request offers exactly the table's actions, as the page declares them."""
+    run.open()
+    before = run.timeline.mark()
+    run.projection()
+    guarantees.projection_exactly(run.timeline, tools=run.table.names(), since=before)

@@ -1,0 +1,289 @@
+"""Generated checks of an action with a `run`: its policy row, approval before side effects,
+denial, the session grant or its absence, the declared effect, success only after the
+business answer, exactly the shown arguments, and hidden characters refused."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from playwright.sync_api import expect
+
+from pling_harness.browser.dock import FORGE_ROUTES
+from pling_harness.browser.held_requests import HeldRequests
+from pling_harness.browser.pages import reload_page
+from pling_harness.evidence import guarantees
+from pling_harness.evidence.arguments import (
+    edge_arguments,
+    hidden_at_the_ends,
+    hidden_values,
+    properties,
+    valid_arguments,
+)
+from pling_harness.evidence.guarantees import GuaranteeViolation
+from pling_harness.evidence.records import Mark
+from pling_harness.plugin.declared.context import DeclaredRun
+from pling_harness.plugin.declared.examples import run_examples
+from pling_harness.project.dock_driver import Absent, NotObservable, Reading
+from pling_harness.project.hidden_characters import describe, refused_in_name
+
+
+def _cards(run: DeclaredRun, since: Mark, guarantee: str, count: int) -> None:
+    cards = run.timeline.shown("approval", since, action=run.action)
+    if len(cards) != count:
+        raise GuaranteeViolation(guarantee, f"the call to {run.action} should show {count} "
+                                 f"approval card(s), {len(cards)} appeared", run.timeline)
+
+
+def _nothing_yet(run: DeclaredRun, since: Mark, guarantee: str) -> None:
+    guarantees.no_business_request(run.timeline, since=since, guarantee=guarantee)
+    guarantees.state_unchanged(run.timeline, since=since, guarantee=guarantee)
+
+
+def _ran_once(run: DeclaredRun, since: Mark, arguments: dict[str, Any], guarantee: str) -> None:
+    """The row's business request went out once since `since`, carrying `arguments` as the
+    row says, and the model heard OK."""
+    guarantees.model_received(run.timeline, action=run.action, code="OK", since=since,
+                              guarantee=guarantee)
+    if run.row.calls is None:
+        return
+    calls = [c for c in run.timeline.api_calls(since)
+             if (c.method, c.path) == (run.row.calls.method, run.row.calls.path)]
+    wanted = run.expected_body(arguments)
+    if len(calls) != 1 or (wanted is not None and calls[0].body != wanted):
+        raise GuaranteeViolation(guarantee, f"{run.action} should send "
+                                 f"{run.row.calls.describe()} once with {wanted!r}; it sent "
+                                 f"{[(c.path, c.body) for c in calls]}", run.timeline)
+
+
+def policy_table(run: DeclaredRun) -> None:
+    """The card (or none) of the row's policy: `none` runs at once, every call; `ask` and
+    `ask-always` show a card saying so, "always allow" only for `ask`."""
+    run.open()
+    if run.row.policy == "none":
+        for _ in range(2):
+            before = run.ask()
+            _cards(run, before, "policy-table", 0)
+            _ran_once(run, before, run.call_arguments(before), "policy-table")
+        return
+    before = run.ask()
+    _cards(run, before, "policy-table", 1)
+    card = run.timeline.shown("approval", before, action=run.action)[0]
+    says = run.dock.spec.approval
+    # Only what this assistant's card shows is read (its driver's parts; an absent one says
+    # nothing, as in every guarantee).
+    if isinstance(says.policy, Reading) and card.policy != run.row.policy:
+        raise GuaranteeViolation("policy-table", f"the card for {run.action} says policy "
+                                 f"{card.policy!r}; the table declares {run.row.policy!r}",
+                                 run.timeline)
+    if not isinstance(says.always, Absent) and card.always != (run.row.policy == "ask"):
+        raise GuaranteeViolation("policy-table", f"the card for {run.action} "
+                                 f"{'offers' if card.always else 'does not offer'} 'always "
+                                 f"allow' under policy {run.row.policy!r}", run.timeline)
+    _nothing_yet(run, before, "policy-table")
+    run.dock.deny()
+
+
+def approval_before_side_effects(run: DeclaredRun) -> None:
+    run.open()
+    before = run.ask()
+    _nothing_yet(run, before, "approval-before-side-effects")
+    run.dock.approve()
+    guarantees.approval_before_side_effects(run.timeline, action=run.action, since=before)
+    guarantees.model_received(run.timeline, action=run.action, code="OK", since=before,
+                              guarantee="approval-before-side-effects")
+
+
+def denial_respected(run: DeclaredRun) -> None:
+    run.open()
+    before = run.ask()
+    decided = run.timeline.mark()
+    run.dock.deny()
+    guarantees.denial_respected(run.timeline, action=run.action, since=before,
+                                success_phrases=run.model.success_phrases(run.action, run.locale))
+    guarantees.no_silent_retry(run.timeline, since=decided)
+
+
+def declared_effect(run: DeclaredRun) -> None:
+    """Allowed (or at once, for `none`), it runs once and leaves exactly the declared state."""
+    run.open()
+    start = run.state()
+    before = run.ask()
+    if run.row.asks:
+        run.dock.approve()
+    arguments = run.call_arguments(before)
+    _ran_once(run, before, arguments, "declared-effect")
+    run.expect_effect(start, arguments, guarantee="declared-effect")
+
+
+def session_grant_for_ask(run: DeclaredRun) -> None:
+    """Allow is for one call; "always allow" for the session, ended by a new conversation and
+    by a reload."""
+    name = "session-grant-for-ask"
+    page = run.open()
+    run.ask()
+    guarantees.always_allow_offered(run.timeline, action=run.action)
+    run.dock.approve()
+    again = run.ask()
+    _cards(run, again, name, 1)
+    _nothing_yet(run, again, name)
+    run.dock.approve_always()
+    granted = run.ask()
+    _cards(run, granted, name, 0)
+    _ran_once(run, granted, run.call_arguments(granted), name)
+    for end_the_session in (run.dock.new_conversation, lambda: reload_page(page)):
+        end_the_session()
+        ended = run.ask()
+        _cards(run, ended, name, 1)
+        _nothing_yet(run, ended, name)
+        guarantees.always_allow_offered(run.timeline, action=run.action)
+        run.dock.approve_always()
+
+
+def ask_always_never_granted(run: DeclaredRun) -> None:
+    """No "always allow" offered, and every call asks: after Deny, after Allow, and after a
+    forged "always" (every way page script can send it), which grants nothing. (An action
+    its own effect disables, e.g. archive, is asked again after Deny only: after an Allow it
+    is unavailable, which rejected-when-unavailable proves.)"""
+    name = "ask-always-never-granted"
+    run.open()
+    before = run.ask()
+    run.dock.deny()
+    again = run.ask()
+    _cards(run, again, name, 1)
+    _nothing_yet(run, again, name)
+    if not run.row.disables_itself:
+        run.dock.approve()
+        after_allow = run.ask()
+        _cards(run, after_allow, name, 1)
+        _nothing_yet(run, after_allow, name)
+        try:
+            for route in FORGE_ROUTES:
+                run.dock.forge_decision("always", route)
+                asked = run.ask()
+                _cards(run, asked, name, 1)
+                _nothing_yet(run, asked, name)
+        except NotObservable:
+            pass  # a dock decided otherwise has no delegated decision to forge
+    run.dock.deny()
+    guarantees.always_allow_never_offered(run.timeline, action=run.action, since=before)
+
+
+def success_after_business_answer(run: DeclaredRun) -> None:
+    """Its success reaches the model only after its business request answered; a failed
+    answer is RUN_FAILED, never success, and changes nothing."""
+    assert run.row.calls is not None
+    # Held at the network: n/a where the page's server runs an approved call itself.
+    run.dock.spec.require_business_requests_in_browser()
+    page = run.open()
+    path = run.row.calls.path
+    arguments = _sample(run)
+    # The failure first: it changes nothing, so the action is still available for the answer.
+    for outcome in ("failed", "answered"):
+        held = HeldRequests(page, path)
+        start = run.state()
+        if run.row.asks:
+            run.call(arguments)
+            expect(run.dock.approval_for(run.action)).to_be_visible()
+            approved = run.timeline.mark()
+            held.start(run.dock.approve_button.click)
+        else:
+            approved = run.timeline.mark()
+            held.start(lambda: run.send_call(arguments))
+        guarantees.no_model_request(run.timeline, since=approved, why=f"{path} is unanswered",
+                                    guarantee="success-after-business-answer")
+        if outcome == "answered":
+            held.release()
+            run.dock.wait_until_settled()
+            guarantees.success_after_business_answer(run.timeline, call_id=run.last_call_id,
+                                                     path=path, since=approved)
+        else:
+            held.fail(503, {"ok": False, "code": "UNAVAILABLE", "message": "try again later"})
+            run.dock.wait_until_settled()
+            codes = [r.code for r in run.timeline.tool_results(approved)
+                     if r.call_id == run.last_call_id]
+            if codes != ["RUN_FAILED"] or run.state() != start:
+                raise GuaranteeViolation("run-failure-reported", f"a failed {path} should "
+                                         f"reach the model as RUN_FAILED and change nothing; "
+                                         f"it got {codes}, state {run.state().fields()}",
+                                         run.timeline)
+        held.stop_holding()
+
+
+def _sample(run: DeclaredRun) -> dict[str, Any]:
+    """Arguments the page and its API take: the first edge value, else none."""
+    params = run.params()
+    edges = edge_arguments(params, run.refused())
+    return edges[0] if edges else {}
+
+
+def approval_shows_exact_arguments(run: DeclaredRun, config: pytest.Config, nodeid: str) -> None:
+    """The card shows each argument whole, hidden characters as codes; Allow then sends
+    exactly what was shown, once. (An action without arguments: one Allow, one run.)"""
+    name = "approval-shows-exact-arguments"
+    run.open()
+    params = run.params()
+    for shown in hidden_values(params):  # shown as codes, then denied
+        before = run.call(shown)
+        guarantees.approval_shows_arguments(run.timeline, action=run.action, words=run.words,
+                                            values=[v for v in shown.values()
+                                                    if isinstance(v, str)])
+        _nothing_yet(run, before, name)
+        run.dock.deny()
+
+    def allowed(arguments: dict[str, Any]) -> None:
+        run.call(arguments)
+        values = [v for v in arguments.values() if isinstance(v, str)]
+        if values:
+            guarantees.approval_shows_arguments(run.timeline, action=run.action,
+                                                words=run.words, values=values)
+        approved = run.timeline.mark()
+        run.dock.approve()
+        _ran_once(run, approved, arguments, name)
+
+    if not properties(params):
+        allowed({})
+        return
+    run_examples(config, nodeid, edges=edge_arguments(params, run.refused()),
+                 drawn=valid_arguments(params, run.refused()), check=allowed)
+
+
+def hidden_characters_refused(run: DeclaredRun) -> None:
+    """A value holding a character the API refuses, inside it or at either end (where a trim
+    would drop it): the page refuses it after Allow with no request (RUN_FAILED naming U+XXXX
+    and its position), the server with a 4xx naming it."""
+    name = "hidden-characters-refused"
+    page = run.open()
+    params = run.params()
+    refusing = [a for a, row in run.row.arguments.items() if "hidden-characters" in row.refused]
+    for shown in [*hidden_values(params), *hidden_at_the_ends(params)]:
+        for argument in refusing:
+            value = shown.get(argument)
+            found = refused_in_name(value) if isinstance(value, str) else None
+            if found is None:
+                continue
+            position, character = found
+            code = describe(character).split(" ")[0]
+            run.call(shown)
+            allowed = run.timeline.mark()
+            run.dock.approve()
+            guarantees.model_received(run.timeline, action=run.action, code="RUN_FAILED",
+                                      since=allowed, guarantee=name)
+            _nothing_yet(run, allowed, name)
+            told = [str((r.envelope or {}).get("message", ""))
+                    for r in run.timeline.tool_results(allowed) if r.action == run.action]
+            assert run.row.calls is not None
+            answer = page.request.fetch(f"{run.served.url}{run.row.calls.path}",
+                                        method=run.row.calls.method,
+                                        headers={"Content-Type": "application/json"},
+                                        data=json.dumps(run.expected_body(shown)))
+            said = {"the model was told": " ".join(told),
+                    f"the server answered {answer.status}": answer.text()}
+            for where, text in said.items():
+                if code not in text or str(position) not in text:
+                    raise GuaranteeViolation(name, f"{where} {text!r}; it should name {code} "
+                                             f"and its position {position}", run.timeline)
+            if not 400 <= answer.status < 500 or run.state() != allowed.server_state:
+                raise GuaranteeViolation(name, f"the server answered {answer.status} and holds "
+                                         f"{run.state().fields()}", run.timeline)
