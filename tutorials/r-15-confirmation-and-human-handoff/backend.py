@@ -1,7 +1,7 @@
 """r-15's business API: the workspace the page renames, archives, resets and publishes.
 
-Loaded by the fixture server (see harness/server/backend.py); the checks reach its constants
-through `harness.tutorial_backend(__file__)` (checks/workspace_state.py).
+Loaded by the fixture server (see pling_harness/server/backend.py); the checks reach its constants
+through `pling_harness.tutorial_backend(__file__)` (checks/workspace_state.py).
 
 - `GET /api/workspace` → `{"name": str, "archived": bool, "published": bool}`;
 - `POST /api/workspace/name`, body `{"name": str}` (1..80 characters after trimming, no
@@ -15,7 +15,7 @@ through `harness.tutorial_backend(__file__)` (checks/workspace_state.py).
 
 from __future__ import annotations
 
-from harness import (
+from pling_harness import (
     BusinessApi,
     BusinessError,
     BusinessRoute,

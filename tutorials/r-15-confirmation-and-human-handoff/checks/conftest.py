@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Page, expect
 
-from harness import TutorialServer
+from pling_harness import TutorialServer
 
 # The checks share r-15's own constants through checks/workspace_state.py (from the
 # tutorial's backend.py); pytest imports in importlib mode, which puts no folder on sys.path.

@@ -6,7 +6,7 @@ import pytest
 from playwright.sync_api import Page, expect
 from workspace_state import INITIAL_WORKSPACE, PUBLISH_CODE
 
-from harness import (
+from pling_harness import (
     Dock,
     ModelHandle,
     Say,
@@ -32,7 +32,7 @@ def test_acceptance_walk_six_steps_in_order(
     # 1. Save the name: an approval appears first; after Allow the name is saved.
     step = timeline.mark()
     dock.ask(say("save"))
-    expect(dock.approval).to_have_attribute("data-action", "save_workspace_name")
+    expect(dock.approval_for("save_workspace_name")).to_be_visible()
     guarantees.no_business_request(timeline, since=step, guarantee="acceptance-walk step 1")
     assert tutorial_server.state.snapshot() == INITIAL_WORKSPACE
     dock.approve()
@@ -44,13 +44,14 @@ def test_acceptance_walk_six_steps_in_order(
     # 2. Archive: it asks every time, with no "always allow".
     step = timeline.mark()
     dock.ask(say("archive"))
-    expect(dock.approval).to_have_attribute("data-policy", "ask-always")
-    expect(dock.approve_always_button).to_have_count(0)
+    expect(dock.approval_for("archive_workspace")).to_be_visible()
     dock.deny()
     dock.ask(say("archive"))
-    expect(dock.approval).to_have_attribute("data-action", "archive_workspace")
-    guarantees.always_allow_never_offered(timeline, action="archive_workspace", since=step)
+    expect(dock.approval_for("archive_workspace")).to_be_visible()
     guarantees.prompted_for_every_call(timeline, action="archive_workspace", since=step)
+    # No card offered "always allow" (an assistant without one offers it on none).
+    offering = [card for card in timeline.shown("approval", step) if card.always]
+    assert not offering, f"a card for archive_workspace offered 'always allow': {offering}"
 
     # 3. Deny an archive: the assistant says it was not permitted, and claims nothing.
     denied = timeline.mark()
@@ -94,7 +95,7 @@ def test_acceptance_walk_six_steps_in_order(
     # 6. Type 246810 and publish: success reaches the assistant only once "published" shows.
     step = timeline.mark()
     dock.ask(say("publish"))
-    expect(dock.handoff).to_have_attribute("data-action", "publish_changes")
+    expect(dock.handoff_for("publish_changes")).to_be_visible()
     expect(code_field).to_have_value("")
     code_field.click()
     page.keyboard.type(PUBLISH_CODE)

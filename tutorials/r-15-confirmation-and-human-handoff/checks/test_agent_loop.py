@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 
 import pytest
+from page_lifecycle import LIFECYCLES, Lifecycle, ask_after, calls_to
 from playwright.sync_api import ElementHandle, Page, expect
 from testbed_actions import (
     GO_AHEAD,
@@ -19,8 +20,9 @@ from testbed_actions import (
 )
 from workspace_state import INITIAL_WORKSPACE, PUBLISH_CODE, WorkspaceSnapshot
 
-from harness import (
+from pling_harness import (
     Dock,
+    GuaranteeViolation,
     HeldRequests,
     Mark,
     ModelHandle,
@@ -82,15 +84,15 @@ def test_two_calls_needing_approval_are_asked_one_at_a_time_in_call_order(
 
     dock.ask(say("save"))
     guarantees.one_call_at_a_time(timeline, since=before)
-    expect(dock.approval).to_have_attribute("data-action", SAVE)
+    expect(dock.approval_for(SAVE)).to_be_visible()
     dock.approve()
-    expect(dock.approval).to_have_attribute("data-action", ARCHIVE)
+    expect(dock.approval_for(ARCHIVE)).to_be_visible()
     dock.approve()
 
     # Each card came only once the call before it had its business answer.
     guarantees.one_call_at_a_time(timeline, since=before)
-    cards = timeline.shown("pling-approval", before)
-    assert [card.attributes.get("data-action") for card in cards] == [SAVE, ARCHIVE]
+    cards = timeline.shown("approval", before)
+    assert [card.action for card in cards] == [SAVE, ARCHIVE]
     assert [(r.path, r.status) for r in timeline.business_calls(before)] == [
         (NAME_PATH, 200), (ARCHIVE_PATH, 200)]
     assert results_in(model, RESULTS_REQUEST) == [("call_save", "OK"), ("call_archive", "OK")]
@@ -105,14 +107,15 @@ def test_second_call_is_checked_only_once_the_first_has_its_result(
 ) -> None:
     # When the reply arrives, archive is unavailable (its button is disabled); the reset
     # called before it makes it available again. Checked in turn, it is asked about.
+    dock.spec.require(dock.spec.approval.one_at_a_time, "approval.one_at_a_time")
     expect(archived_page.get_by_test_id("workspace-archive")).to_be_disabled()
     model.script(calling(tool_call("call_reset", RESET), tool_call("call_archive", ARCHIVE)))
     before = timeline.mark()
 
     dock.ask(say("reset"))
-    expect(dock.approval).to_have_attribute("data-action", RESET)
+    expect(dock.approval_for(RESET)).to_be_visible()
     dock.approve()
-    expect(dock.approval).to_have_attribute("data-action", ARCHIVE)
+    expect(dock.approval_for(ARCHIVE)).to_be_visible()
     dock.deny()
 
     assert results_in(model, RESULTS_REQUEST) == [
@@ -194,13 +197,13 @@ def test_new_conversation_during_an_approval_ends_it_and_nothing_runs_from_it(
     tutorial_page: Page, dock: Dock, timeline: Timeline, say: Say,
 ) -> None:
     dock.ask(say("archive"))
-    expect(dock.approval).to_have_attribute("data-action", ARCHIVE)
+    expect(dock.approval_for(ARCHIVE)).to_be_visible()
     stale_allow = dock.approve_button.element_handle()
     abandoned = timeline.mark()
 
     dock.new_conversation()
 
-    expect(tutorial_page.get_by_test_id("pling-approval").filter(visible=True)).to_have_count(0)
+    expect(dock.approval).to_have_count(0)
     assert_abandoned_turn_did_nothing(tutorial_page, dock, timeline, stale_button=stale_allow,
                                       since=abandoned)
     # The next conversation starts from nothing: its first model request carries only the
@@ -211,7 +214,9 @@ def test_new_conversation_during_an_approval_ends_it_and_nothing_runs_from_it(
                               guarantee=NEW_CONVERSATION)
     first = timeline.server_records(fresh, kind="model.request")[0].model_request
     assert first is not None
-    assert [(m.role, m.content) for m in first.messages] == [("user", say("status"))]
+    # A page's server may put its own instructions first (a system message): not the turn's.
+    assert [(m.role, m.content) for m in first.messages if m.role != "system"] == [
+        ("user", say("status"))]
 
 
 @pytest.mark.guarantee(NEW_CONVERSATION)
@@ -220,13 +225,13 @@ def test_new_conversation_during_a_handoff_ends_it_and_nothing_runs_from_it(
     say: Say,
 ) -> None:
     dock.ask(say("publish"))
-    expect(dock.handoff).to_have_attribute("data-action", PUBLISH)
+    expect(dock.handoff_for(PUBLISH)).to_be_visible()
     stale_done = dock.handoff_done_button.element_handle()
     abandoned = timeline.mark()
 
     dock.new_conversation()
 
-    expect(tutorial_page.get_by_test_id("pling-handoff").filter(visible=True)).to_have_count(0)
+    expect(dock.handoff).to_have_count(0)
     expect(dock.highlights).to_have_count(0)
     assert_abandoned_turn_did_nothing(tutorial_page, dock, timeline, stale_button=stale_done,
                                       since=abandoned)
@@ -246,7 +251,7 @@ def test_new_conversation_during_a_handoff_ends_it_and_nothing_runs_from_it(
 def test_new_conversation_while_the_model_is_asked_leaves_the_new_conversation_empty(
     tutorial_page: Page, dock: Dock, timeline: Timeline, say: Say,
 ) -> None:
-    held = HeldRequests(tutorial_page, "/api/model")
+    held = HeldRequests(tutorial_page, dock.spec.conversation_path("/api/model"))
     held.start(lambda: send(dock, say("status")))
 
     # The abandoned turn's model request is cancelled; its failure is nobody's error.
@@ -273,7 +278,7 @@ def test_new_conversation_while_a_run_waits_for_the_server_leaves_the_next_turn_
     # The next turn is under way (its model request held) when the abandoned run's server
     # answer arrives and that turn ends: its ending must not end the turn after it.
     fresh = timeline.mark()
-    asked = HeldRequests(tutorial_page, "/api/model")
+    asked = HeldRequests(tutorial_page, dock.spec.conversation_path("/api/model"))
     asked.start(lambda: send(dock, say("status")))
     save_held.release()
     expect(tutorial_page.get_by_test_id("workspace-name-display")).to_have_text(NEW_NAME)
@@ -298,10 +303,11 @@ def save_held(tutorial_page: Page, dock: Dock, model: ModelHandle,
               say: Say) -> HeldRequests:
     """The save card on screen for call `call_save`, with the save request's network answer
     to be held once it leaves."""
+    dock.spec.require_business_requests_in_browser()
     model.script(calling(tool_call("call_save", SAVE, json.dumps({"name": NEW_NAME}))))
     held = HeldRequests(tutorial_page, NAME_PATH)
     dock.ask(say("save"))
-    expect(dock.approval).to_have_attribute("data-action", SAVE)
+    expect(dock.approval_for(SAVE)).to_be_visible()
     return held
 
 
@@ -329,7 +335,7 @@ def test_page_sending_while_a_turn_runs_starts_no_second_turn(
     model.when_user(GO_AHEAD_PATTERN, GUARDED_SAVE, GUARDED_SAVE_ARGUMENTS)
     start = timeline.mark()
     dock.ask(GO_AHEAD[locale])
-    expect(dock.approval).to_have_attribute("data-action", GUARDED_SAVE)
+    expect(dock.approval_for(GUARDED_SAVE)).to_be_visible()
 
     testbed.scripts.send_from_the_page(GO_AHEAD[locale])
     dock.deny()
@@ -338,3 +344,18 @@ def test_page_sending_while_a_turn_runs_starts_no_second_turn(
     assert len(timeline.page_model_requests(start)) == 2
     expect(dock.messages("user")).to_have_count(1)
     assert testbed.calls() == []
+
+
+@pytest.mark.guarantee("calls-one-after-another")
+@pytest.mark.parametrize("lifecycle", LIFECYCLES)
+def test_a_read_runs_its_handler_once_as_served_after_a_rerender_and_after_a_remount(
+    tutorial_page: Page, dock: Dock, timeline: Timeline, say: Say, lifecycle: Lifecycle,
+) -> None:
+    # page_lifecycle.py: one call, one run of its handler (CopilotKit#2310 reported several).
+    start = ask_after(dock, timeline, lifecycle, say("status"))
+
+    guarantees.model_received(timeline, action="get_workspace", code="OK", since=start)
+    reads = calls_to(timeline, "GET /api/workspace", start)
+    if reads != 1:
+        raise GuaranteeViolation("calls-one-after-another", f"one call of get_workspace sent "
+                                 f"GET /api/workspace {reads} times", timeline)

@@ -3,7 +3,7 @@ was when the card appeared, so an action that stopped being available while its 
 (its control disabled or removed, the action switched off or unregistered, its scope left)
 runs nothing after Allow: the model is told the code step 3 or 4 of SPEC §3 would give now,
 and no business request is made. And a decision value the executor does not know (a forged
-`data-decision="yes"`) counts as Deny.
+decision "yes") counts as Deny.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from testbed_actions import (
     declare_guarded,
 )
 
-from harness import (
+from pling_harness import (
     Dock,
     ModelHandle,
     Testbed,
@@ -57,7 +57,7 @@ def test_action_made_unavailable_while_its_card_is_open_runs_nothing_after_allow
     model.when_user(GO_AHEAD_PATTERN, GUARDED_SAVE, GUARDED_SAVE_ARGUMENTS)
     start = timeline.mark()
     dock.ask(GO_AHEAD[locale])
-    expect(dock.approval).to_have_attribute("data-action", GUARDED_SAVE)
+    expect(dock.approval_for(GUARDED_SAVE)).to_be_visible()
 
     change(testbed)
     dock.approve()
@@ -67,7 +67,7 @@ def test_action_made_unavailable_while_its_card_is_open_runs_nothing_after_allow
     guarantees.no_business_request(timeline, since=start,
                                    guarantee="availability-rechecked-after-approval")
     assert testbed.calls() == []
-    expect(dock.messages("notice").last).to_have_attribute("data-code", code)
+    expect(dock.last_message("notice", code=code)).to_be_attached()
 
 
 FORGED_VALUES = [pytest.param("yes", id="yes"), pytest.param("", id="empty"),
@@ -83,7 +83,7 @@ def test_forged_decision_value_the_executor_does_not_know_counts_as_deny(
     model.when_user(GO_AHEAD_PATTERN, GUARDED_SAVE, GUARDED_SAVE_ARGUMENTS)
     start = timeline.mark()
     dock.ask(GO_AHEAD[locale])
-    expect(dock.approval).to_have_attribute("data-action", GUARDED_SAVE)
+    expect(dock.approval_for(GUARDED_SAVE)).to_be_visible()
 
     dock.forge_decision(value)
 

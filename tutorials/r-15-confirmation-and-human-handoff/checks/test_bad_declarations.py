@@ -17,7 +17,7 @@ import pytest
 from playwright.sync_api import expect
 from testbed_actions import GO_AHEAD
 
-from harness import (
+from pling_harness import (
     Dock,
     ModelHandle,
     Testbed,
@@ -163,7 +163,7 @@ def test_registered_declaration_stays_as_registered_when_the_page_changes_it(
     start = timeline.mark()
 
     dock.ask(GO_AHEAD[locale])
-    expect(dock.approval).to_have_attribute("data-action", TIDY)
+    expect(dock.approval_for(TIDY)).to_be_visible()
     dock.approve()
 
     codes = {r.call_id: r.code for r in timeline.tool_results(start)}

@@ -1,7 +1,9 @@
-"""Bilingual copy (SPEC §6): zh and en copies in step, every value in its own language and
-using the glossary's terms, a rendered page that speaks only its language in every state the
-dock can be in, and safety notices that mean what their code means (the reviewed glossary,
-`harness/project/glossary.json`, never the copy's own sentence)."""
+"""Bilingual copy (SPEC §6): the page's copies in every locale of the tutorial in step, every
+value in its own language and using the glossary's terms, a rendered page that speaks only
+its language in every state the dock can be in, and safety notices that mean what their
+code means (the reviewed glossary, never the copy's own sentence). The page is held to its
+own copy (the tutorial's `copy/`) and the glossary alone, never to a runtime's copy files:
+a page on another framework has a dock and words of its own."""
 
 from __future__ import annotations
 
@@ -16,7 +18,7 @@ import pytest
 from playwright.sync_api import Page, Route, expect
 from workspace_state import INITIAL_NAME
 
-from harness import (
+from pling_harness import (
     Dock,
     Glossary,
     ModelHandle,
@@ -25,14 +27,16 @@ from harness import (
     Timeline,
     Tutorial,
     Words,
+    dock_copy,
     glossary_for,
     guarantees,
     load_tutorial_text,
-    runtime_copy_path,
+    page_copy,
     tutorial_text_path,
 )
 
-OTHER_LOCALE = {"zh": "en", "en": "zh"}
+# The locale the glossary's terms are named in: where its copy uses a term, the others do too.
+TERMS_LOCALE = "en"
 PLACEHOLDER = re.compile(r"\{(\w+)\}")
 # A {placeholder} left unfilled on the rendered page.
 UNFILLED_PLACEHOLDER = re.compile(r"\{[A-Za-z_]\w*\}")
@@ -59,23 +63,16 @@ WRONG_CODE = "111111"
 DEFAULT_HANDOFF_TIMEOUT_MS = 5 * 60 * 1000
 # More model calls than any sane per-turn cap (SPEC §5, "e.g. 8"): the turn must stop first.
 RUNAWAY_MODEL_CALLS = 20
-# An action the page does not offer, and how the user's request for it reads.
+# An action the page does not offer (the user asks for it: `say("purge")`).
 BOGUS_ACTION = "purge_everything"
-BOGUS_REQUEST = {"en": "purge everything", "zh": "清空一切"}
-# A rename the page's schema accepts (1..80 characters) but the server refuses (it trims).
+# A rename the page's schema accepts (1..80 characters) but the server refuses (it trims),
+# asked for with `say("rename_to_blank")`.
 BLANK_NAME = "   "
-BLANK_NAME_REQUEST = {"en": "rename the workspace to nothing at all", "zh": "把工作区名称改为空白"}
 SAVE, ARCHIVE, PUBLISH, READ = (
     "save_workspace_name", "archive_workspace", "publish_changes", "get_workspace")
 
 
 # ---- the copy files ---------------------------------------------------------------------
-
-
-def copy_path(root: Path, tutorial: Tutorial, copy_set: str, locale: str) -> Path:
-    if copy_set == "page":
-        return tutorial.copy_directory(root) / f"{locale}.json"
-    return runtime_copy_path(root, locale)
 
 
 def load_copy(path: Path) -> dict[str, object]:
@@ -84,13 +81,20 @@ def load_copy(path: Path) -> dict[str, object]:
     return loaded
 
 
+def own_copy_paths(root: Path, tutorial: Tutorial, locale: str) -> list[Path]:
+    """The page's copy in `locale`, and the dock's strings the tutorial brings for it."""
+    dock = tutorial.dock_copy_path(root, locale)
+    return [tutorial.copy_path(root, locale), *([dock] if dock.is_file() else [])]
+
+
 def strings_of(root: Path, tutorial: Tutorial, locale: str) -> dict[str, str]:
-    """Page copy and dock copy of `locale`, merged (their keys do not overlap)."""
-    merged: dict[str, str] = {}
-    for copy_set in ("page", "dock"):
-        copy = load_copy(copy_path(root, tutorial, copy_set, locale))
-        merged.update((key, value) for key, value in copy.items() if isinstance(value, str))
-    return merged
+    """The page's own strings in `locale`: its copy, and the dock's strings it brings."""
+    return {**page_copy(root, tutorial, locale), **(dock_copy(root, tutorial, locale) or {})}
+
+
+def en_counterpart(tutorial: Tutorial, locale: str) -> str | None:
+    """The locale whose text a `locale` text is held to for the glossary's terms, if any."""
+    return TERMS_LOCALE if locale != TERMS_LOCALE and TERMS_LOCALE in tutorial.locales else None
 
 
 @pytest.fixture
@@ -100,65 +104,69 @@ def glossary(tutorial: Tutorial, tutorial_root: Path) -> Glossary:
 
 
 @pytest.mark.guarantee("bilingual-copy")
-@pytest.mark.parametrize("copy_set", ["page", "dock"])
-def test_copy_matches_the_other_locale_key_for_key(
-    tutorial_root: Path, tutorial: Tutorial, copy_set: str, locale: str,
+def test_page_copy_matches_every_other_locale_key_for_key(
+    tutorial_root: Path, tutorial: Tutorial, locale: str,
 ) -> None:
-    path = copy_path(tutorial_root, tutorial, copy_set, locale)
-    other_path = copy_path(tutorial_root, tutorial, copy_set, OTHER_LOCALE[locale])
-    mine, other = load_copy(path), load_copy(other_path)
-
-    problems = [f"missing key {key!r} (in {other_path.name})" for key in other if key not in mine]
-    problems += [f"extra key {key!r} (not in {other_path.name})" for key in mine
-                 if key not in other]
-    for key, text in mine.items():
-        if not isinstance(text, str) or not text.strip():
-            problems.append(f"{key!r} is empty or not a string: {text!r}")
-        elif isinstance(other.get(key), str):
-            here = sorted(set(PLACEHOLDER.findall(text)))
-            there = sorted(set(PLACEHOLDER.findall(str(other[key]))))
-            if here != there:
-                problems.append(f"{key!r} has placeholders {here}, {other_path.name} has {there}")
+    path = tutorial.copy_path(tutorial_root, locale)
+    mine = load_copy(path)
+    problems: list[str] = []
+    for other_locale in tutorial.locales:
+        other_path = tutorial.copy_path(tutorial_root, other_locale)
+        other = load_copy(other_path)
+        problems += [f"missing key {key!r} (in {other_path.name})" for key in other
+                     if key not in mine]
+        problems += [f"extra key {key!r} (not in {other_path.name})" for key in mine
+                     if key not in other]
+        for key, text in mine.items():
+            if isinstance(text, str) and isinstance(other.get(key), str):
+                here = sorted(set(PLACEHOLDER.findall(text)))
+                there = sorted(set(PLACEHOLDER.findall(str(other[key]))))
+                if here != there:
+                    problems.append(f"{key!r} has placeholders {here}, {other_path.name} has "
+                                    f"{there}")
+    problems += [f"{key!r} is empty or not a string: {text!r}" for key, text in mine.items()
+                 if not isinstance(text, str) or not text.strip()]
     assert not problems, f"{path}:\n  " + "\n  ".join(problems)
 
 
 @pytest.mark.guarantee("bilingual-copy")
-@pytest.mark.parametrize("copy_set", ["page", "dock"])
 def test_copy_every_value_is_in_its_locale(
-    tutorial_root: Path, tutorial: Tutorial, glossary: Glossary, copy_set: str, locale: str,
+    tutorial_root: Path, tutorial: Tutorial, glossary: Glossary, locale: str,
 ) -> None:
-    """Every value, not only the ones a walk happens to render: a zh value has Chinese and
-    no English word (names from the glossary aside), an en value has no CJK."""
-    path = copy_path(tutorial_root, tutorial, copy_set, locale)
+    """Every value of the page's own copy, not only the ones a walk happens to render: no
+    letter of a script the locale is not written in (CJK on an en page), no Latin word in a
+    locale of another script (names from the glossary aside), nothing left untranslated."""
     problems: list[str] = []
-    for key, text in load_copy(path).items():
-        if not isinstance(text, str):
-            continue  # reported by the key-for-key check
-        found = glossary.language_problems(locale, text)
-        found += ["no Chinese at all"] if glossary.untranslated(locale, text) else []
-        problems += [f"{key!r} = {text!r}: {problem}" for problem in found]
-    assert not problems, f"{path} has values that are not {locale}:\n  " + "\n  ".join(problems)
+    for path in own_copy_paths(tutorial_root, tutorial, locale):
+        for key, text in load_copy(path).items():
+            if not isinstance(text, str):
+                continue  # reported by the key-for-key check
+            found = glossary.language_problems(locale, text)
+            found += ["not translated"] if glossary.untranslated(locale, text) else []
+            problems += [f"{path.name}: {key!r} = {text!r}: {problem}" for problem in found]
+    assert not problems, f"values that are not {locale}:\n  " + "\n  ".join(problems)
 
 
 @pytest.mark.guarantee("bilingual-copy")
-@pytest.mark.parametrize("copy_set", ["page", "dock"])
 def test_copy_uses_the_glossary_terms_key_for_key(
-    tutorial_root: Path, tutorial: Tutorial, glossary: Glossary, copy_set: str, locale: str,
+    tutorial_root: Path, tutorial: Tutorial, glossary: Glossary, locale: str,
 ) -> None:
-    """Where the en value uses a glossary term, the zh value uses the glossary's zh term
-    (人工接力 for "human handoff", 始终允许 for "always allow"), and no variant the glossary
-    rules out (人工接管, 总是允许) appears."""
-    path = copy_path(tutorial_root, tutorial, copy_set, locale)
+    """Where the en value uses a glossary term, the value in this locale uses the glossary's
+    word for it (人工接力 for "human handoff", 始终允许 for "always allow"), and no variant the
+    glossary rules out (人工接管, 总是允许) appears."""
+    path = tutorial.copy_path(tutorial_root, locale)
     mine = load_copy(path)
-    other = load_copy(copy_path(tutorial_root, tutorial, copy_set, OTHER_LOCALE[locale]))
+    counterpart = en_counterpart(tutorial, locale)
+    en = load_copy(tutorial.copy_path(tutorial_root, counterpart)) if counterpart else {}
     problems = [f"{key!r} = {text!r}: {problem}" for key, text in mine.items()
                 if isinstance(text, str)
-                for problem in glossary.term_problems(locale, text, str(other.get(key, "")))]
+                for problem in glossary.term_problems(
+                    locale, text, str(en.get(key, "")) if counterpart else None)]
     assert not problems, f"{path} breaks the glossary:\n  " + "\n  ".join(problems)
 
 
 @pytest.mark.guarantee("bilingual-copy")
-def test_tutorial_text_exists_with_the_same_sections_as_the_other_locale(
+def test_tutorial_text_exists_with_the_same_sections_as_every_other_locale(
     tutorial_root: Path, tutorial: Tutorial, locale: str,
 ) -> None:
     def sections(language: str) -> list[str]:
@@ -167,10 +175,12 @@ def test_tutorial_text_exists_with_the_same_sections_as_the_other_locale(
         assert path.read_text(encoding="utf-8").strip(), f"{path} is empty"
         return load_tutorial_text(tutorial.directory(tutorial_root), language).section_ids
 
-    mine, other = sections(locale), sections(OTHER_LOCALE[locale])
+    mine = sections(locale)
     assert mine, f"tutorial.{locale}.md has no '<!-- section: <id> -->' anchors"
-    assert mine == other, (
-        f"section ids differ:\n{locale}: {mine}\n{OTHER_LOCALE[locale]}: {other}")
+    for other_locale in tutorial.locales:
+        other = sections(other_locale)
+        assert mine == other, (
+            f"section ids differ:\n{locale}: {mine}\n{other_locale}: {other}")
 
 
 @pytest.mark.guarantee("bilingual-copy")
@@ -181,13 +191,15 @@ def test_tutorial_text_uses_the_glossary_terms_section_for_section(
     does (code left out: identifiers are not words)."""
     directory = tutorial.directory(tutorial_root)
     mine = load_tutorial_text(directory, locale).section_prose
-    other = load_tutorial_text(directory, OTHER_LOCALE[locale]).section_prose
-    titles = tutorial.title.model_dump()
-    parts = {"tutorial.json title": (titles[locale], titles[OTHER_LOCALE[locale]])}
-    parts |= {f"section {section or '(title)'}": (text, other.get(section, ""))
+    counterpart = en_counterpart(tutorial, locale)
+    en = load_tutorial_text(directory, counterpart).section_prose if counterpart else {}
+    parts = {"tutorial.json title": (tutorial.title[locale],
+                                     tutorial.title[counterpart] if counterpart else None)}
+    parts |= {f"section {section or '(title)'}": (text, en.get(section, "") if counterpart
+                                                   else None)
               for section, text in mine.items()}
-    problems = [f"{where}: {problem}" for where, (text, counterpart) in parts.items()
-                for problem in glossary.term_problems(locale, text, counterpart)]
+    problems = [f"{where}: {problem}" for where, (text, en_text) in parts.items()
+                for problem in glossary.term_problems(locale, text, en_text)]
     assert not problems, (f"tutorial.{locale}.md breaks the glossary:\n  "
                           + "\n  ".join(problems))
 
@@ -215,6 +227,8 @@ class ForeignTextFinder:
         found = [f"raw copy key {key!r}" for key in self.keys if key in text]
         found += [f"unfilled placeholder {p!r}" for p in sorted(set(
             UNFILLED_PLACEHOLDER.findall(text)))]
+        # No variant the glossary rules out (人工接管), whoever wrote the text.
+        found += self.glossary.term_problems(self.locale, text, None)
         return found + self.glossary.language_problems(
             self.locale, UNFILLED_PLACEHOLDER.sub(" ", text), identifiers=identifiers)
 
@@ -230,9 +244,8 @@ class Scene:
     locale: str
 
     def notice(self, code: str) -> None:
-        """Wait for a dock notice carrying `code` (the contract's data-code)."""
-        expect(self.dock.messages("notice").and_(
-            self.page.locator(f"[data-code='{code}']")).last).to_be_attached()
+        """Wait for a notice reporting `code` (its outcome code, as the dock driver reads it)."""
+        expect(self.dock.messages("notice", code=code).last).to_be_attached()
 
 
 def calling(reply: int, *names: str) -> dict[str, Any]:
@@ -258,8 +271,12 @@ def cancel_publish(scene: Scene) -> str:
 
 
 def let_publish_time_out(scene: Scene) -> str:
+    handoff = scene.dock.spec.require(scene.dock.spec.handoff, "handoff")
+    scene.dock.spec.require(handoff.timer, "handoff.timer")  # n/a: a handoff with no timer
     scene.dock.ask(scene.say("publish"))
     expect(scene.dock.handoff).to_be_visible()
+    # A step with no deadline (a driver without `handoff.timer`) cannot time out: n/a.
+    expect(scene.dock.handoff_timer).to_be_visible()
     scene.page.clock.fast_forward(DEFAULT_HANDOFF_TIMEOUT_MS)
     scene.dock.wait_until_handoff_ends()
     return PUBLISH
@@ -272,7 +289,7 @@ def say_done_without_publishing(scene: Scene) -> str:
 
 
 def rename_to_blanks_the_server_refuses(scene: Scene) -> str:
-    request = BLANK_NAME_REQUEST[scene.locale]
+    request = scene.say("rename_to_blank")
     scene.model.when_user(re.escape(request), SAVE, {"name": BLANK_NAME})
     scene.dock.ask(request)
     scene.dock.approve()
@@ -319,16 +336,14 @@ def test_rendered_page_speaks_only_its_locale_in_every_dock_state(
     scene: Scene, tutorial: Tutorial, tutorial_root: Path, glossary: Glossary, locale: str,
 ) -> None:
     page, dock, model = scene.page, scene.dock, scene.model
-    own = strings_of(tutorial_root, tutorial, locale)
-    foreign = strings_of(tutorial_root, tutorial, OTHER_LOCALE[locale])
-    finder = ForeignTextFinder(
-        locale=locale, glossary=glossary,
-        keys=sorted({*own, *foreign}))  # a key missing from one locale shows up as itself
+    # The page's own keys, every locale's: a key missing from one shows up as itself.
+    keys = {key for each in tutorial.locales for key in strings_of(tutorial_root, tutorial, each)}
+    finder = ForeignTextFinder(locale=locale, glossary=glossary, keys=sorted(keys))
     found: dict[str, list[str]] = {}
     reported: set[str] = set()
 
     def collect(state: str, text: str | None = None) -> None:
-        identifiers = [*WALK_DATA, BOGUS_ACTION, *page_identifiers(page),
+        identifiers = [*WALK_DATA, BOGUS_ACTION, *page_identifiers(dock),
                        *tool_identifiers(model)]
         shown = text or str(page.evaluate(COLLECT_TEXT))
         # Earlier messages stay on screen: report a problem where it first appeared.
@@ -348,27 +363,27 @@ def test_rendered_page_speaks_only_its_locale_in_every_dock_state(
         while_busy["text"] = str(page.evaluate(COLLECT_TEXT))
         route.continue_()
 
-    page.route("**/api/model", look_then_answer, times=1)
+    page.route(f"**{dock.spec.conversation_path('/api/model')}", look_then_answer, times=1)
     dock.ask(scene.say("status"))
     assert while_busy.get("busy shown"), "the busy marker was not shown during the request"
     collect("busy (model request in flight)", while_busy["text"])
     collect("conversation")
 
     dock.ask(scene.say("save"))
-    expect(dock.approval).to_have_attribute("data-policy", "ask")
+    expect(dock.approval_for("save_workspace_name")).to_be_visible()
     collect("approval card (ask)")
     dock.deny()
     scene.notice("PERMISSION_DENIED")
     collect("denial notice")
 
     dock.ask(scene.say("archive"))
-    expect(dock.approval).to_have_attribute("data-policy", "ask-always")
+    expect(dock.approval_for("archive_workspace")).to_be_visible()
     collect("approval card (ask-always)")
     dock.deny()
 
     dock.ask(scene.say("publish"))
-    expect(dock.handoff_timer).to_have_text(re.compile(r"\d"))
-    collect("handoff panel with its timer")
+    expect(dock.handoff_for("publish_changes")).to_be_visible()
+    collect("handoff panel")
     page.get_by_test_id("verification-code").click()
     page.keyboard.type(WRONG_CODE)
     page.get_by_test_id("workspace-publish").click()
@@ -383,25 +398,23 @@ def test_rendered_page_speaks_only_its_locale_in_every_dock_state(
         scene.notice(code)
         collect(f"{code} notice")
 
-    model.when_user(re.escape(BOGUS_REQUEST[locale]), BOGUS_ACTION)
-    dock.ask(BOGUS_REQUEST[locale])
+    model.when_user(re.escape(scene.say("purge")), BOGUS_ACTION)
+    dock.ask(scene.say("purge"))
     scene.notice("UNKNOWN_ACTION")
     collect("rejected call (UNKNOWN_ACTION)")
 
     model.script(ProviderUnavailable("the provider answered 500"))
     dock.ask(scene.say("status"))
-    expect(dock.messages("error")).to_have_attribute("data-code", "MODEL_UNAVAILABLE")
+    expect(dock.last_message("error", code="MODEL_UNAVAILABLE")).to_be_attached()
     collect("gateway error")
 
     assert not found, f"the {locale} page shows text that is not {locale}:\n" + "\n".join(
         f"  {state}: {'; '.join(problems)}" for state, problems in found.items())
 
 
-def page_identifiers(page: Page) -> list[str]:
+def page_identifiers(dock: Dock) -> list[str]:
     """Ids of the page's actions and targets: shown as identifiers, never translated."""
-    ids = page.evaluate("""() => [...document.querySelectorAll("[data-pling-target]")]
-        .map((element) => element.getAttribute("data-pling-target"))""")
-    return [str(value) for value in ids] if isinstance(ids, list) else []
+    return dock.target_ids()
 
 
 def tool_identifiers(model: ModelHandle) -> Iterable[str]:

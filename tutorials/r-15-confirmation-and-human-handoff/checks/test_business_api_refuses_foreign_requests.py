@@ -22,7 +22,7 @@ import pytest
 from playwright.sync_api import expect
 from workspace_state import WorkspaceSnapshot
 
-from harness import OpenTutorialPage, Tutorial, TutorialServer
+from pling_harness import Dock, OpenTutorialPage, Tutorial, TutorialServer
 
 GUARANTEE = "server-refuses-foreign-requests"
 # A value for a preset that sets any value (r-15: the name), unlike every state it starts from.
@@ -139,7 +139,7 @@ HEADERS = ("origin", "host", "content-type")
 @pytest.mark.parametrize("way", FOREIGN_WAYS)
 def test_foreign_request_to_the_business_api_is_refused_and_changes_nothing(
     tutorial: Tutorial, tutorial_server: TutorialServer,
-    open_tutorial_page: OpenTutorialPage, way: str,
+    open_tutorial_page: OpenTutorialPage, dock: Dock, way: str,
 ) -> None:
     port = urlsplit(tutorial_server.url).port
     assert port is not None, f"the server under check has no port: {tutorial_server.url}"
@@ -163,11 +163,14 @@ def test_foreign_request_to_the_business_api_is_refused_and_changes_nothing(
                 last = now
             if problem:
                 problems.append(problem)
-        # The model endpoint is guarded like the business API: refused, it asks no model.
-        problem = refused(send(client, foreign, "POST", tutorial.api.model, GATEWAY_REQUEST),
-                          foreign, "the model endpoint")
-        if problem:
-            problems.append(problem)
+        # The endpoints that carry the conversation are guarded like the business API:
+        # refused, they ask no model. The tutorial's model endpoint, or the assistant's own
+        # on the page's server when its framework runs the conversation (the driver's).
+        for endpoint in dock.spec.assistant_endpoints or (tutorial.api.model,):
+            problem = refused(send(client, foreign, "POST", endpoint, GATEWAY_REQUEST),
+                              foreign, f"the conversation's endpoint {endpoint}")
+            if problem:
+                problems.append(problem)
         # A rebound name may not even read: the Host is checked on every API route.
         if foreign.host is not None and tutorial.api.state is not None:
             read = tutorial.api.state

@@ -16,7 +16,7 @@ from collections.abc import Callable
 import pytest
 from playwright.sync_api import Locator, Page, expect
 
-from harness import (
+from pling_harness import (
     Answer,
     Behaviour,
     Dock,
@@ -104,7 +104,7 @@ def test_provider_fault_shows_a_localised_error_runs_nothing_and_the_next_reques
         # it says what went wrong.
         error = dock.messages("error")
         expect(error).to_have_text([NOT_BLANK])
-        expect(error).to_have_attribute("data-code", code)
+        expect(dock.messages("error", code=code)).to_have_count(1)
         assert_error_means(words, error, code)
     finally:
         release.set()  # let a stalled upstream go, whatever happened above
@@ -113,8 +113,8 @@ def test_provider_fault_shows_a_localised_error_runs_nothing_and_the_next_reques
     # Asked once: neither the page nor the gateway tried again on their own.
     assert len(timeline.page_model_requests(before)) == 1
     assert len(fake_upstream.received) == 1
-    assert timeline.shown("pling-approval", before) == []
-    assert timeline.shown("pling-handoff", before) == []
+    assert timeline.shown("approval", before) == []
+    assert timeline.shown("handoff", before) == []
     guarantees.no_business_request(timeline, since=before, guarantee="gateway-faults")
     guarantees.state_unchanged(timeline, since=before, guarantee="gateway-faults")
     # The user's words stay in the conversation.
@@ -157,14 +157,15 @@ def test_model_request_failing_before_the_gateway_answers_shows_what_went_wrong(
     dock.ask(say("archive"))
 
     error = dock.messages("error")
+    expect(error).to_have_count(1)
     if failure == "network":
-        expect(error).to_have_attribute("data-code", "NETWORK")
+        expect(dock.messages("error", code="NETWORK")).to_have_count(1)
         assert_error_means(words, error, "NETWORK")
     else:
-        # No words of its own for this code: `data-code` carries the code (a zh page need not
-        # show a Latin code in its text), and the text says the assistant could not answer,
-        # with every placeholder filled (page contract, "Copy").
-        expect(error).to_have_attribute("data-code", UNKNOWN_CODE)
+        # No words of its own for this code: the message's code carries it (a zh page need
+        # not show a Latin code in its text), and the text says the assistant could not
+        # answer, with every placeholder filled (page contract, "Copy").
+        expect(dock.messages("error", code=UNKNOWN_CODE)).to_have_count(1)
         expect(error).not_to_have_text(UNFILLED_PLACEHOLDER)
         text = error.inner_text()
         problems = words.detail_problems(text, "gateway.unknown-code")

@@ -11,7 +11,7 @@ import pytest
 from playwright.sync_api import Locator, expect
 from testbed_actions import GO_AHEAD, GO_AHEAD_PATTERN
 
-from harness import (
+from pling_harness import (
     Dock,
     ModelHandle,
     Testbed,
@@ -27,9 +27,9 @@ PAGE_CHANGES = [
     pytest.param("note => note.append(document.createElement('span'))", id="child"),
     # The text node leaves the document: a change whose only node has no parent any more.
     pytest.param("note => note.firstChild.remove()", id="text-removed"),
-    # In the same moment the runtime redraws its own panel (the step moves on).
-    pytest.param("note => { note.setAttribute('data-state', 'signed');"
-                 " document.querySelector(\"[data-testid='pling-handoff-next']\").click(); }",
+    # In the same moment the runtime redraws its own panel (the step moves on): `next` is
+    # the panel's Next button.
+    pytest.param("(note, next) => { note.setAttribute('data-state', 'signed'); next.click(); }",
                  id="beside-the-runtimes-own"),
 ]
 
@@ -39,8 +39,8 @@ def start_page_handoff(dock: Dock, model: ModelHandle, locale: str, *, action: s
     shows the first step; the current step's locator."""
     model.when_user(GO_AHEAD_PATTERN, action, {})
     dock.ask(GO_AHEAD[locale])
-    expect(dock.handoff).to_have_attribute("data-action", action)
-    expect(dock.handoff_current_step).to_have_attribute("data-index", "0")
+    expect(dock.handoff_for(action)).to_be_visible()
+    expect(dock.handoff_step(0, current=True)).to_be_visible()
     return dock.handoff_current_step
 
 
@@ -60,9 +60,9 @@ def test_handoff_check_is_not_rerun_for_the_runtimes_own_dom_changes(
     testbed.page.clock.fast_forward(3000)  # the countdown ticks three times
     expect(dock.handoff_timer).to_have_text(time_left(5 * 60 - 3))
     dock.handoff_next()  # the highlight moves from the field to the button
-    expect(dock.handoff_current_step).to_have_attribute("data-index", "1")
+    expect(dock.handoff_step(1, current=True)).to_be_visible()
     dock.handoff_back()
-    expect(dock.handoff_current_step).to_have_attribute("data-index", "0")
+    expect(dock.handoff_step(0, current=True)).to_be_visible()
 
     assert testbed.scripts.check_calls() == before, (
         "expect.check() was re-run for changes the runtime made itself")
@@ -75,7 +75,7 @@ def test_handoff_check_is_rerun_when_the_page_changes(
 ) -> None:
     before = start_counted_handoff(testbed, dock, model, locale)
 
-    testbed.scripts.change_note(change)
+    testbed.scripts.change_note(change, dock.handoff_next_button.element_handle())
 
     assert testbed.scripts.check_calls() > before, (
         "expect.check() was not re-run after the page changed")

@@ -12,14 +12,22 @@ refused, the step highlighting the first element.
 
 from __future__ import annotations
 
-import re
 from typing import TYPE_CHECKING
 
 import pytest
 from playwright.sync_api import FloatRect, Locator, Page, ViewportSize, expect
 from testbed_actions import GO_AHEAD, GO_AHEAD_PATTERN
 
-from harness import Dock, ModelHandle, Say, Testbed, TestbedScripts, Timeline, Words, guarantees
+from pling_harness import (
+    Dock,
+    ModelHandle,
+    Say,
+    Testbed,
+    TestbedScripts,
+    Timeline,
+    Words,
+    guarantees,
+)
 
 COUNTED_ACTION = TestbedScripts.COUNTERSIGN_ACTION
 
@@ -29,8 +37,8 @@ def start_page_handoff(dock: Dock, model: ModelHandle, locale: str, *, action: s
     shows the first step; the current step's locator."""
     model.when_user(GO_AHEAD_PATTERN, action, {})
     dock.ask(GO_AHEAD[locale])
-    expect(dock.handoff).to_have_attribute("data-action", action)
-    expect(dock.handoff_current_step).to_have_attribute("data-index", "0")
+    expect(dock.handoff_for(action)).to_be_visible()
+    expect(dock.handoff_step(0, current=True)).to_be_visible()
     return dock.handoff_current_step
 
 if TYPE_CHECKING:  # the checks' conftest.py; pytest imports it, tests only name its types
@@ -91,11 +99,11 @@ PAGE_SETTLED = "() => new Promise((resolve) => queueMicrotask(resolve))"
 
 def start_publish_handoff(dock: Dock, say: Say) -> None:
     dock.ask(say("publish"))
-    expect(dock.handoff).to_have_attribute("data-action", PUBLISH)
+    expect(dock.handoff_for(PUBLISH)).to_be_visible()
 
 
-def box_of(page: Page, target: str) -> FloatRect:
-    box = page.locator(f"[data-pling-target='{target}']").bounding_box()
+def box_of(dock: Dock, target: str) -> FloatRect:
+    box = dock.target(target).bounding_box()
     assert box is not None, f"{target} has no box"
     return box
 
@@ -108,13 +116,13 @@ def assert_only_highlight(page: Page, dock: Dock, timeline: Timeline, target: st
     """`target` is the one highlighted element, and its overlay covers it."""
     guarantees.highlight_covers_target(timeline, target=target)
     expect(dock.highlights).to_have_count(1)
-    expect(page.locator("[data-pling-highlighted]")).to_have_count(1)
-    expect(page.locator("[data-pling-highlighted]")).to_have_attribute("data-pling-target", target)
+    expect(dock.highlighted).to_have_count(1)
+    expect(dock.highlighted.and_(dock.target(target))).to_have_count(1)
 
 
 def assert_current_step(page: Page, dock: Dock, timeline: Timeline, index: int) -> None:
     """Step `index` is the current one and its target the one highlighted."""
-    expect(dock.handoff_current_step).to_have_attribute("data-index", str(index))
+    expect(dock.handoff_step(index, current=True)).to_be_visible()
     assert_only_highlight(page, dock, timeline, PUBLISH_STEP_TARGETS[index])
 
 
@@ -135,9 +143,8 @@ def test_handoff_shows_localised_reason_and_both_steps_in_order(
     expect(dock.handoff_steps).to_contain_text(
         [copy["handoff.publish_step_code"], copy["handoff.publish_step_submit"]])
     for index, target in enumerate(PUBLISH_STEP_TARGETS):
-        expect(dock.handoff_steps.nth(index)).to_have_attribute("data-index", str(index))
-        expect(dock.handoff_steps.nth(index)).to_have_attribute("data-target", target)
-    expect(dock.handoff_current_step).to_have_attribute("data-index", "0")
+        expect(dock.handoff_step(index, target=target)).to_be_visible()
+    expect(dock.handoff_step(0, current=True)).to_be_visible()
 
 
 # ---- when a step advances --------------------------------------------------------------
@@ -256,11 +263,11 @@ def test_highlight_follows_its_target_when_the_window_is_resized(
             dock.handoff_next()
         guarantees.highlight_covers_target(timeline, target=target)
         for size in (NARROWER_VIEWPORT, WIDE_VIEWPORT):
-            before = box_of(tutorial_page, target)
+            before = box_of(dock, target)
             resized = tutorial_page.evaluate_handle(NEXT_RESIZE)
             tutorial_page.set_viewport_size(size)
             tutorial_page.evaluate("resize => resize.handled", resized)
-            assert moved(before, box_of(tutorial_page, target)) >= 10, (
+            assert moved(before, box_of(dock, target)) >= 10, (
                 f"resizing to {size} did not move {target}; this check needs it to")
             guarantees.highlight_covers_target(timeline, target=target)
 
@@ -276,9 +283,9 @@ def test_highlight_follows_its_target_when_content_above_it_grows(
         if step:
             dock.handoff_next()
         guarantees.highlight_covers_target(timeline, target=target)
-        before = box_of(tutorial_page, target)
+        before = box_of(dock, target)
         scrolled = tutorial_page.evaluate(GROW_CONTENT_ABOVE, height)
-        after = box_of(tutorial_page, target)
+        after = box_of(dock, target)
         # The target moved down with the content, and not because the page scrolled.
         assert after["y"] - before["y"] >= INSERTED_PX / 2, (before, after)
         assert scrolled == 0, f"the page scrolled {scrolled}px; this check needs it still"
@@ -347,11 +354,11 @@ def test_handoff_step_on_a_clicked_input_advances_when_it_is_clicked(
     testbed.set_input_type(HANDOFF_ACTION, input_type, CLICKED_VALUES.get(input_type, "OK"))
     model.when_user(GO_AHEAD_PATTERN, HANDOFF_ACTION, {})
     dock.ask(GO_AHEAD[locale])
-    expect(dock.handoff_current_step).to_have_attribute("data-index", "0")
+    expect(dock.handoff_step(0, current=True)).to_be_visible()
 
     testbed.input(HANDOFF_ACTION).click()
 
-    expect(dock.handoff_current_step).to_have_attribute("data-index", "1")
+    expect(dock.handoff_step(1, current=True)).to_be_visible()
     expect(dock.highlight(f"{HANDOFF_ACTION}__finish")).to_have_count(1)
 
 
@@ -363,37 +370,37 @@ def test_handoff_steps_advance_on_each_kind_of_target_and_never_move_back(
     testbed: Testbed, dock: Dock, model: ModelHandle, locale: str,
 ) -> None:
     testbed.scripts.register_five_step_handoff()
-    step = start_page_handoff(dock, model, locale, action=GUIDED_ACTION)
+    start_page_handoff(dock, model, locale, action=GUIDED_ACTION)
     by_id = testbed.page.get_by_test_id
 
     by_id("gap-notes").click()  # it has text already, but the user typed nothing yet
-    expect(step).to_have_attribute("data-index", "0")
+    expect(dock.handoff_step(0, current=True)).to_be_visible()
     by_id("gap-notes").press("End")
     by_id("gap-notes").press_sequentially(" more")
-    expect(step).to_have_attribute("data-index", "1")
+    expect(dock.handoff_step(1, current=True)).to_be_visible()
 
     by_id("gap-summary").click()  # a click elsewhere
-    expect(step).to_have_attribute("data-index", "1")
+    expect(dock.handoff_step(1, current=True)).to_be_visible()
     by_id("gap-confirm").click()  # its own handler stops the click's propagation
-    expect(step).to_have_attribute("data-index", "2")
+    expect(dock.handoff_step(2, current=True)).to_be_visible()
 
     by_id("gap-channel").click()
-    expect(step).to_have_attribute("data-index", "2")
+    expect(dock.handoff_step(2, current=True)).to_be_visible()
     by_id("gap-channel").select_option("mail")
-    expect(step).to_have_attribute("data-index", "3")
+    expect(dock.handoff_step(3, current=True)).to_be_visible()
 
     by_id("gap-summary").click()
     by_id("gap-summary").press_sequentially(" ")  # blank input is not input
-    expect(step).to_have_attribute("data-index", "3")
+    expect(dock.handoff_step(3, current=True)).to_be_visible()
     by_id("gap-summary").press_sequentially("ok")
-    expect(step).to_have_attribute("data-index", "4")
+    expect(dock.handoff_step(4, current=True)).to_be_visible()
 
     by_id("gap-notes").press_sequentially("!")  # an earlier step's target: the step stays
-    expect(step).to_have_attribute("data-index", "4")
+    expect(dock.handoff_step(4, current=True)).to_be_visible()
     expect(dock.highlight(GUIDED_ACTION)).to_have_count(1)
 
     by_id("gap-submit").click()  # the last step's own target; the check still says "not done"
-    expect(step).to_have_attribute("data-index", "4")
+    expect(dock.handoff_step(4, current=True)).to_be_visible()
     expect(dock.highlight(GUIDED_ACTION)).to_have_count(1)
 
 
@@ -410,15 +417,15 @@ def test_handoff_step_on_another_kind_of_element_advances_on_its_users_action(
     testbed: Testbed, dock: Dock, model: ModelHandle, locale: str, tag: str, editable: bool,
 ) -> None:
     testbed.scripts.register_handoff_on_element(tag, editable)
-    step = start_page_handoff(dock, model, locale, action=ELEMENT_ACTION)
+    start_page_handoff(dock, model, locale, action=ELEMENT_ACTION)
     element = testbed.page.get_by_test_id("gap-element")
 
     element.click()
     if editable:
-        expect(step).to_have_attribute("data-index", "0")
+        expect(dock.handoff_step(0, current=True)).to_be_visible()
         element.press_sequentially("done")
 
-    expect(step).to_have_attribute("data-index", "1")
+    expect(dock.handoff_step(1, current=True)).to_be_visible()
     expect(dock.highlight(ELEMENT_ACTION)).to_have_count(1)
 
 
@@ -427,11 +434,11 @@ def test_handoff_step_advances_while_a_later_steps_target_is_not_on_the_page_yet
     testbed: Testbed, dock: Dock, model: ModelHandle, locale: str,
 ) -> None:
     testbed.scripts.register_handoff_with_a_late_target()
-    step = start_page_handoff(dock, model, locale, action=TestbedScripts.LATE_TARGET_ACTION)
+    start_page_handoff(dock, model, locale, action=TestbedScripts.LATE_TARGET_ACTION)
 
     testbed.page.get_by_test_id("gap-early-field").press_sequentially("Ada")
 
-    expect(step).to_have_attribute("data-index", "1")
+    expect(dock.handoff_step(1, current=True)).to_be_visible()
 
 
 @pytest.mark.guarantee("handoff-guidance")
@@ -444,6 +451,5 @@ def test_taken_target_id_is_refused_and_the_step_highlights_the_first_element(
     dock.ask(GO_AHEAD[locale])
 
     expect(dock.highlight("place")).to_have_count(1)
-    expect(testbed.page.get_by_test_id("gap-first-place")).to_have_attribute(
-        "data-pling-highlighted", re.compile(".*"))
+    expect(dock.highlighted.and_(testbed.page.get_by_test_id("gap-first-place"))).to_have_count(1)
     assert refusal is not None, "a second element took a target id already in use"

@@ -2,8 +2,8 @@
 handoff, not what the page stored, not what the test added to the page through Playwright, and
 not a request of the ended test that reaches the server late.
 
-A worker's checks share one warm page and one server origin (harness/browser/warm.py,
-harness/server/host.py), so this is proven, not assumed: the runtime keeps a dock session in
+A worker's checks share one warm page and one server origin (pling_harness/browser/warm.py,
+pling_harness/server/host.py), so this is proven, not assumed: the runtime keeps a dock session in
 its document only (a new document on the same storage starts without one), and the line the
 plugin draws between two tests leaves the next test's page and server as a fresh browser
 context and a fresh server would.
@@ -16,7 +16,7 @@ import pytest
 from playwright.sync_api import Page, expect
 from workspace_state import INITIAL_WORKSPACE
 
-from harness import (
+from pling_harness import (
     Dock,
     ModelHandle,
     Say,
@@ -58,19 +58,19 @@ def user_messages_sent(model: ModelHandle) -> list[str]:
             if message.role == "user"]
 
 
-def expect_no_dock_session(page: Page) -> None:
+def expect_no_dock_session(dock: Dock) -> None:
     """No conversation, no approval card, no handoff panel and no highlight on screen."""
-    expect(page.get_by_test_id("pling-message")).to_have_count(0)
-    expect(page.get_by_test_id("pling-approval")).to_have_count(0)
-    expect(page.get_by_test_id("pling-handoff")).to_have_count(0)
-    expect(page.get_by_test_id("pling-highlight")).to_have_count(0)
+    expect(dock.messages()).to_have_count(0)
+    expect(dock.approval).to_have_count(0)
+    expect(dock.handoff).to_have_count(0)
+    expect(dock.highlights).to_have_count(0)
 
 
 def expect_asked_again_with_nothing_before(dock: Dock, model: ModelHandle, request: str) -> None:
     """`request` shows the save card again (no grant) and reaches the model alone (no earlier
     conversation); the card is denied, so nothing changes."""
     dock.ask(request)
-    expect(dock.approval).to_have_attribute("data-action", SAVE)
+    expect(dock.approval_for(SAVE)).to_be_visible()
     assert user_messages_sent(model) == [request], (
         "the model received an earlier conversation with the new request: "
         f"{user_messages_sent(model)}")
@@ -88,7 +88,7 @@ def test_a_new_document_starts_without_the_last_dock_session(
 
     reload_page(tutorial_page)
 
-    expect_no_dock_session(tutorial_page)
+    expect_no_dock_session(dock)
     expect_asked_again_with_nothing_before(dock, model, say("save"))
 
 
@@ -112,7 +112,7 @@ def test_nothing_of_a_test_reaches_the_next_one(
     next_one = start_next_test()
 
     assert next_one.server.state.snapshot() == INITIAL_WORKSPACE
-    expect_no_dock_session(next_one.page)
+    expect_no_dock_session(next_one.dock)
     assert next_one.page.evaluate(READ_STORAGE) == EMPTY_STORAGE
     # The ended test's route is gone (the request reaches the model), its grant too.
     scripted = next_one.server.model

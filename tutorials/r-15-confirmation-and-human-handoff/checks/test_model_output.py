@@ -9,8 +9,11 @@ handoff target. Everything through the real gateway and page, told to the user i
 language (by meaning: the glossary, never the runtime's exact sentences), with no business
 request and nothing changed.
 
-One family, one file: these guarantees share checks (a refused call is hostile output and
-rejected before any prompt; a schema keyword's refusal names its argument), so each
+Each r-15 action's own refusals (every way of breaking its params, near misses of its id,
+unavailable on the state that disables it, a publish that writes nothing into its target) are
+the checks generated from actions.json; the ones here use the testbed or go beyond a
+declaration. One family, one file: these guarantees share checks (a refused call is hostile
+output and rejected before any prompt; a schema keyword's refusal names its argument), so each
 guarantee's checks sit here and nowhere else (tests/test_guarantee_files.py).
 """
 
@@ -20,7 +23,7 @@ import json
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import pytest
 from playwright.sync_api import Locator, Page, expect
@@ -29,15 +32,15 @@ from testbed_actions import (
     GO_AHEAD_PATTERN,
     GUARDED_SAVE,
     GUARDED_SAVE_ARGUMENTS,
+    REQUESTS,
     declare_guarded,
 )
-from workspace_state import INITIAL_WORKSPACE, PUBLISH_CODE, WorkspaceSnapshot
+from workspace_state import INITIAL_WORKSPACE
 
-from harness import (
+from pling_harness import (
     Dock,
     Mark,
     ModelHandle,
-    OpenTutorialPage,
     Say,
     Testbed,
     Timeline,
@@ -48,18 +51,11 @@ from harness import (
     tool_call,
 )
 
-if TYPE_CHECKING:  # the checks' conftest.py; pytest imports it, tests only name its types
-    from conftest import Workspace
-
 GUARANTEE = "rejected-before-prompt"
-HOSTILE = "hostile-model-output"
-SAVE, ARCHIVE, PUBLISH = "save_workspace_name", "archive_workspace", "publish_changes"
-MIB = 1024 * 1024
+SAVE, ARCHIVE = "save_workspace_name", "archive_workspace"
 CALL_ID = "call_bad"
 # The reply carrying the call answers request 0; request 1 reports its result.
 RESULTS_REQUEST = 1
-ARCHIVED = INITIAL_WORKSPACE.model_copy(update={"archived": True})
-PUBLISHED = INITIAL_WORKSPACE.model_copy(update={"published": True})
 
 
 def raw(arguments: Mapping[str, Any] | str) -> str:
@@ -79,7 +75,7 @@ def assert_rejected(*, timeline: Timeline, model: ModelHandle, dock: Dock, words
         and isinstance(envelope["message"], str) and envelope["message"].strip(), (
             f"the model should receive a {code} failure envelope; it received "
             f"{[r.content for r in received]}")
-    shown = dock.messages("notice").and_(dock.page.locator(f"[data-code='{code}']"))
+    shown = dock.messages("notice", code=code)
     expect(shown).to_have_count(1)
     guarantees.notice_means(timeline, words, code=code, action=action, naming=naming,
                             guarantee=GUARANTEE)
@@ -96,112 +92,6 @@ def make_the_call(model: ModelHandle, dock: Dock, timeline: Timeline, say: Say, 
     before = timeline.mark()
     dock.ask(say("status"))
     return before
-
-
-# ---- r-15 as it loads: arguments, unknown actions ----------------------------------------
-
-R15_CASES = [
-    pytest.param(SAVE, '{"name": "Acme"', "INVALID_PARAMS", id="not-json"),
-    # Prose for an action without arguments: read as `{}` it would pass, and ask.
-    pytest.param(ARCHIVE, "archive it now", "INVALID_PARAMS", id="not-json-for-no-arguments"),
-    pytest.param(SAVE, '["Acme"]', "INVALID_PARAMS", id="not-an-object"),
-    pytest.param(ARCHIVE, "[]", "INVALID_PARAMS", id="not-an-object-for-no-arguments"),
-    pytest.param(SAVE, {"name": 42}, "INVALID_PARAMS", id="wrong-type"),
-    pytest.param(SAVE, {}, "INVALID_PARAMS", id="missing"),
-    pytest.param(SAVE, {"name": ""}, "INVALID_PARAMS", id="name-too-short"),
-    pytest.param(SAVE, {"name": "Acme", "owner": "mallory"}, "INVALID_PARAMS",
-                 id="unexpected"),
-    pytest.param(ARCHIVE, {"confirm": True}, "INVALID_PARAMS",
-                 id="unexpected-for-no-arguments"),
-    pytest.param(SAVE, {"name": "x" * MIB}, "INVALID_PARAMS", id="one-mib"),
-    # The model must never send (or even see) the verification code: publish_changes takes
-    # no arguments, and nothing it sent may reach the code field.
-    pytest.param(PUBLISH, {"code": PUBLISH_CODE}, "INVALID_PARAMS", id="code-for-publish",
-                 marks=pytest.mark.guarantee("handoff-never-writes-target")),
-    pytest.param("delete_workspace", {}, "UNKNOWN_ACTION", id="unknown-action"),
-    # Step 1 comes first: arguments of an unknown action are not even looked at.
-    pytest.param("delete_workspace", "{oops", "UNKNOWN_ACTION", id="unknown-before-arguments"),
-]
-
-
-@pytest.mark.guarantee(GUARANTEE)
-@pytest.mark.guarantee(HOSTILE)
-@pytest.mark.parametrize(("action", "arguments", "code"), R15_CASES)
-def test_r15_call_failing_a_check_is_rejected_before_any_prompt(
-    tutorial_page: Page, dock: Dock, timeline: Timeline, model: ModelHandle, words: Words,
-    tutorial_server: TutorialServer, say: Say, action: str,
-    arguments: Mapping[str, Any] | str, code: str,
-) -> None:
-    before = make_the_call(model, dock, timeline, say, action=action, arguments=arguments)
-
-    assert_rejected(timeline=timeline, model=model, dock=dock, words=words, since=before,
-                    action=action, code=code)
-    # Nothing the model sent was put into the page's fields either.
-    expect(tutorial_page.get_by_test_id("verification-code")).to_have_value("")
-    expect(tutorial_page.get_by_test_id("workspace-name-input")).to_have_value(
-        INITIAL_WORKSPACE.name)
-    assert tutorial_server.state.snapshot() == INITIAL_WORKSPACE
-
-
-# Ids match exactly: no case, separator or whitespace folding maps a near miss to a real action.
-NEAR_MISS_IDS = ["Archive_Workspace", "ARCHIVE_WORKSPACE", "archive-workspace",
-                 "archive workspace", "archiveWorkspace", " archive_workspace ",
-                 "archive_workspace\n", "Get_Workspace"]
-
-
-@pytest.mark.guarantee(GUARANTEE)
-def test_near_miss_of_an_action_id_is_an_unknown_action(
-    tutorial_page: Page, dock: Dock, timeline: Timeline, model: ModelHandle,
-    tutorial_server: TutorialServer, say: Say,
-) -> None:
-    # One reply calling every near miss: handled one after another, each must be refused (a
-    # near miss taken for archive would stop the turn at its card, one for the read would run).
-    model.script(calling(*(tool_call(f"call_{n}", name) for n, name in enumerate(NEAR_MISS_IDS))))
-    before = timeline.mark()
-
-    dock.ask(say("status"))
-
-    received = [(r.call_id, r.action, r.code)
-                for r in model.tool_results(request_index=RESULTS_REQUEST)]
-    assert received == [(f"call_{n}", name, "UNKNOWN_ACTION")
-                        for n, name in enumerate(NEAR_MISS_IDS)]
-    for name in NEAR_MISS_IDS:
-        guarantees.rejected_without_prompt(timeline, action=name, code="UNKNOWN_ACTION",
-                                           since=before)
-    expect(dock.messages("notice").and_(
-        tutorial_page.locator("[data-code='UNKNOWN_ACTION']"))).to_have_count(len(NEAR_MISS_IDS))
-    guarantees.state_unchanged(timeline, since=before, guarantee=GUARANTEE)
-    assert tutorial_server.state.snapshot() == INITIAL_WORKSPACE
-
-
-# ---- r-15 on another workspace: unavailable actions ---------------------------------------
-
-UNAVAILABLE_CASES = [
-    # The Archive button is disabled once archived; Publish once published.
-    pytest.param(ARCHIVED, ARCHIVE, {}, "UNAVAILABLE", id="archive-when-archived"),
-    pytest.param(PUBLISHED, PUBLISH, {}, "UNAVAILABLE", id="publish-when-published"),
-    # Step 2 before step 4: bad arguments are reported even for an unavailable action.
-    pytest.param(ARCHIVED, ARCHIVE, {"force": True}, "INVALID_PARAMS",
-                 id="arguments-before-availability"),
-]
-
-
-@pytest.mark.guarantee(GUARANTEE)
-@pytest.mark.guarantee(HOSTILE)
-@pytest.mark.parametrize(("workspace", "action", "arguments", "code"), UNAVAILABLE_CASES)
-def test_r15_unavailable_action_is_rejected_before_any_prompt(
-    open_tutorial_page: OpenTutorialPage, dock: Dock, timeline: Timeline, model: ModelHandle,
-    words: Words, tutorial_server: TutorialServer, say: Say, workspace: WorkspaceSnapshot,
-    action: str, arguments: dict[str, Any], code: str,
-) -> None:
-    page = open_tutorial_page(state=workspace)
-    expect(page.locator(f"[data-pling-target='{action}']")).to_be_disabled()
-
-    before = make_the_call(model, dock, timeline, say, action=action, arguments=arguments)
-
-    assert_rejected(timeline=timeline, model=model, dock=dock, words=words, since=before,
-                    action=action, code=code)
-    assert tutorial_server.state.snapshot() == workspace
 
 
 # ---- testbed: scope and availability switches ---------------------------------------------
@@ -322,49 +212,13 @@ def test_action_whose_switches_were_undone_asks_and_runs_again(
     model.when_user(GO_AHEAD_PATTERN, GUARDED_SAVE, GUARDED_SAVE_ARGUMENTS)
     start = timeline.mark()
     dock.ask(GO_AHEAD[locale])
-    expect(dock.approval).to_have_attribute("data-action", GUARDED_SAVE)
+    expect(dock.approval_for(GUARDED_SAVE)).to_be_visible()
 
     dock.approve()
 
     guarantees.model_received(timeline, action=GUARDED_SAVE, code="OK", since=start,
                               guarantee="rejected-before-prompt")
     assert [call.body for call in testbed.calls(GUARDED_SAVE)] == [GUARDED_SAVE_ARGUMENTS]
-
-
-# ==== blank arguments are not JSON ================================================================
-
-BLANK_CALL_ID = "call_blank"
-# An action with parameters, a danger one without (it would ask) and a read without (it would
-# run without asking).
-ACTIONS = ["save_workspace_name", "archive_workspace", "get_workspace"]
-BLANK_ARGUMENTS = {"empty": "", "spaces": "   ", "whitespace-and-newlines": "\n\t \r\n"}
-
-
-@pytest.mark.guarantee(GUARANTEE)
-@pytest.mark.parametrize("blank", list(BLANK_ARGUMENTS))
-@pytest.mark.parametrize("action", ACTIONS)
-def test_blank_arguments_are_invalid_params_before_any_prompt(
-    tutorial_page: Page, dock: Dock, timeline: Timeline, model: ModelHandle, words: Words,
-    tutorial_server: TutorialServer, say: Say, action: str, blank: str,
-) -> None:
-    model.script(calling(tool_call(BLANK_CALL_ID, action, BLANK_ARGUMENTS[blank])))
-    before = timeline.mark()
-
-    dock.ask(say("status"))
-
-    received = [r for r in model.tool_results(request_index=RESULTS_REQUEST)
-                if r.call_id == BLANK_CALL_ID]
-    assert [r.code for r in received] == ["INVALID_PARAMS"], (
-        f"{action} called with arguments {BLANK_ARGUMENTS[blank]!r} should be answered "
-        f"INVALID_PARAMS; the model received {[r.content for r in received]}")
-    shown = dock.messages("notice").and_(tutorial_page.locator("[data-code='INVALID_PARAMS']"))
-    expect(shown).to_have_count(1)
-    guarantees.notice_means(timeline, words, code="INVALID_PARAMS", action=action,
-                            guarantee=GUARANTEE)
-    guarantees.rejected_without_prompt(timeline, action=action, code="INVALID_PARAMS",
-                                       since=before)
-    guarantees.state_unchanged(timeline, since=before, guarantee=GUARANTEE)
-    assert tutorial_server.state.snapshot() == INITIAL_WORKSPACE
 
 
 # ==== every schema keyword, enforced before any prompt ============================================
@@ -396,7 +250,7 @@ PARAMS: dict[str, Any] = {
     "additionalProperties": False,
 }
 # Any text will do: the model's reply is scripted per test.
-REQUEST = {"en": "tune the widget", "zh": "调整组件"}
+REQUEST = REQUESTS["tune_widget"]
 EMOJI = "\N{GRINNING FACE}"  # one character (code point), two UTF-16 units
 # The glossary term a message uses for the arguments as a whole (page contract).
 ARGUMENTS_TERM = "argument"
@@ -495,8 +349,7 @@ def test_value_breaking_a_schema_keyword_is_refused_invalid_params_naming_it(
     guarantees.rejected_without_prompt(timeline, action=WIDGET, code="INVALID_PARAMS",
                                        since=before)
     assert schema_testbed.calls() == []
-    refused = dock.messages("notice").and_(
-        schema_testbed.page.locator("[data-code='INVALID_PARAMS']"))
+    refused = dock.messages("notice", code="INVALID_PARAMS")
     expect(refused).to_have_count(len(BAD_VALUES))
     shown = refused.all_inner_texts()
     told = {r.call_id: r for r in model.tool_results() if r.action == WIDGET}
@@ -528,7 +381,7 @@ def test_value_at_the_edge_of_a_schema_keyword_passes_and_runs_as_sent(
 
     dock.ask(REQUEST[locale])
     for _ in GOOD_VALUES:
-        expect(dock.approval).to_have_attribute("data-action", WIDGET)
+        expect(dock.approval_for(WIDGET)).to_be_visible()
         dock.approve()
 
     codes = {case_id(case): r.code for case, r in zip(
@@ -555,7 +408,7 @@ def test_action_declared_without_params_takes_no_arguments(
     before = timeline.mark()
 
     dock.ask(REQUEST[locale])
-    expect(dock.approval).to_have_attribute("data-action", BARE_ACTION)
+    expect(dock.approval_for(BARE_ACTION)).to_be_visible()
     dock.approve()
 
     assert model.offered_tools(0)[BARE_ACTION].parameters == NO_PARAMS
@@ -612,7 +465,7 @@ NOT_BLANK = re.compile(r"\S")
 
 def notices(dock: Dock, code: str) -> Locator:
     """Dock notices (tool results the user is told about) carrying `code`."""
-    return dock.messages("notice").and_(dock.page.locator(f"[data-code='{code}']"))
+    return dock.messages("notice", code=code)
 
 
 def assert_failure_envelope(received: Mapping[str, Any] | None, code: str) -> None:
@@ -670,7 +523,7 @@ def test_fifty_calls_in_one_reply_run_the_first_ten_and_refuse_the_rest_loop_lim
     assert workspace_reads(timeline, before) == MAX_TOOL_CALLS_PER_REPLY
     # One notice per refused call.
     assert_notices_mean(dock, words, "LOOP_LIMIT", naming=words.desc(ARCHIVE), count=40)
-    assert timeline.shown("pling-approval", before) == []
+    assert timeline.shown("approval", before) == []
     guarantees.no_business_request(timeline, since=before)
     guarantees.state_unchanged(timeline, since=before)
 
@@ -698,7 +551,7 @@ def test_repeated_call_id_in_one_reply_is_refused_invalid_params_naming_it_and_n
         f"the model was told {second.envelope}, not which id repeated")
     expect(notices(dock, "INVALID_PARAMS")).to_contain_text("call_dup")
     assert workspace_reads(timeline, before) == 1
-    assert timeline.shown("pling-approval", before) == []
+    assert timeline.shown("approval", before) == []
     guarantees.no_business_request(timeline, since=before)
     guarantees.state_unchanged(timeline, since=before)
 
@@ -727,12 +580,12 @@ def test_reply_without_text_or_tool_calls_is_a_localised_error_and_the_next_requ
 
     error = dock.messages("error")
     expect(error).to_have_text([NOT_BLANK])
-    expect(error).to_have_attribute("data-code", "MODEL_BAD_REPLY")
+    expect(dock.messages("error", code="MODEL_BAD_REPLY")).to_have_count(1)
     refused = timeline.server_records(before, kind="model.error")
     assert [(r.status, (r.response or {}).get("code")) for r in refused] == [
         (502, "MODEL_BAD_REPLY")]
     assert len(timeline.page_model_requests(before)) == 1, "the page resent a failed request"
-    assert timeline.shown("pling-approval", before) == []
+    assert timeline.shown("approval", before) == []
     guarantees.no_business_request(timeline, since=before)
     guarantees.state_unchanged(timeline, since=before)
 
@@ -773,7 +626,7 @@ def test_model_calling_archive_after_every_denial_is_stopped_loop_limit(
 
     dock.ask(say("archive"))
     for _ in range(MAX_MODEL_CALLS_PER_TURN - 1):  # every call within the cap is asked
-        expect(dock.approval).to_have_attribute("data-policy", "ask-always")
+        expect(dock.approval_for(ARCHIVE)).to_be_visible()
         dock.deny()
 
     expect(dock.approval).to_have_count(0)
@@ -782,7 +635,7 @@ def test_model_calling_archive_after_every_denial_is_stopped_loop_limit(
     assert_notices_mean(dock, words, "PERMISSION_DENIED", naming=words.desc(ARCHIVE),
                         count=MAX_MODEL_CALLS_PER_TURN - 1)
     assert len(timeline.server_records(before, kind="model.request")) == MAX_MODEL_CALLS_PER_TURN
-    cards = timeline.shown("pling-approval", before, action=ARCHIVE)
+    cards = timeline.shown("approval", before, action=ARCHIVE)
     assert len(cards) == MAX_MODEL_CALLS_PER_TURN - 1, f"{len(cards)} cards for 7 calls asked"
     guarantees.always_allow_never_offered(timeline, action=ARCHIVE, since=before)
     guarantees.no_business_request(timeline, since=before)
@@ -806,11 +659,10 @@ MARKUP = '<img src=x onerror="window.__pwned=1"><script>window.__pwned=2</script
 PWNED = "() => window.__pwned"
 
 
-def assert_nothing_ran(page: Page) -> None:
+def assert_nothing_ran(page: Page, dock: Dock) -> None:
     """No element came from model markup and no handler of it ran."""
-    dock_root = page.get_by_test_id("pling-dock")
     for tag in ("img", "script", "b"):
-        expect(dock_root.locator(tag)).to_have_count(0)
+        expect(dock.root.locator(tag)).to_have_count(0)
     assert page.evaluate(PWNED) is None
 
 
@@ -826,7 +678,7 @@ def test_assistant_markup_is_shown_as_literal_text_and_runs_nothing(
 
     expect(dock.messages("assistant")).to_have_text([MARKUP])
     assert dock.messages("assistant").text_content() == MARKUP
-    assert_nothing_ran(tutorial_page)
+    assert_nothing_ran(tutorial_page, dock)
     assert [r.path for r in timeline.browser_requests(before) if r.path != "/api/model"] == []
 
 
@@ -848,9 +700,9 @@ def test_markup_in_tool_names_and_arguments_is_shown_as_literal_text(
     expect(unknown).to_have_count(1)
     expect(unknown).to_contain_text(name_markup)  # named as the model wrote it, as text
     expect(dock.approval_args).to_contain_text(argument_markup)
-    assert_nothing_ran(tutorial_page)
+    assert_nothing_ran(tutorial_page, dock)
     dock.deny()
-    assert_nothing_ran(tutorial_page)
+    assert_nothing_ran(tutorial_page, dock)
     guarantees.no_business_request(timeline, since=before)
     guarantees.state_unchanged(timeline, since=before)
     assert [r.path for r in timeline.browser_requests(before) if r.path != "/api/model"] == []
@@ -859,29 +711,8 @@ def test_markup_in_tool_names_and_arguments_is_shown_as_literal_text(
 # ==== nothing writes into a handoff target ========================================================
 
 # What a user types to start a testbed handoff (matched by `when_user`).
-TESTBED_REQUEST = {"en": "do the pin step", "zh": "完成 PIN 步骤"}
+TESTBED_REQUEST = REQUESTS["pin_step"]
 TESTBED_PATTERN = r"pin"
-
-
-def start_publish_handoff(dock: Dock, say: Say) -> None:
-    dock.ask(say("publish"))
-    expect(dock.handoff).to_have_attribute("data-action", PUBLISH)
-
-@pytest.mark.guarantee("handoff-never-writes-target")
-def test_whole_publish_handoff_writes_nothing_into_any_target(
-    tutorial_page: Page, dock: Dock, timeline: Timeline, workspace: Workspace, say: Say,
-) -> None:
-    start_publish_handoff(dock, say)
-    expect(workspace.code_field).to_have_value("")
-    dock.handoff_next()
-    dock.handoff_back()
-    guarantees.no_writes_into_targets(timeline)
-
-    workspace.publish(PUBLISH_CODE)
-    dock.wait_until_handoff_ends()
-
-    guarantees.model_received(timeline, action=PUBLISH, code="OK")
-    guarantees.no_writes_into_targets(timeline)
 
 
 @pytest.mark.guarantee("handoff-never-writes-target")
@@ -897,7 +728,7 @@ def test_handoff_arguments_never_prefill_the_target(
 
     dock.ask(TESTBED_REQUEST[locale])
 
-    expect(dock.handoff).to_have_attribute("data-action", "enter_pin")
+    expect(dock.handoff_for("enter_pin")).to_be_visible()
     expect(testbed.input("enter_pin")).to_have_value("")
     testbed.finish("enter_pin", "4242")
     dock.wait_until_handoff_ends()

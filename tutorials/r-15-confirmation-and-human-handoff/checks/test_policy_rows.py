@@ -12,13 +12,14 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from testbed_actions import REQUESTS
 
-from harness import Dock, GuaranteeViolation, Mark, ModelHandle, Testbed, Timeline, guarantees
+from pling_harness import Dock, GuaranteeViolation, Mark, ModelHandle, Testbed, Timeline, guarantees
 
 GUARANTEE = "policy-table"
 
 # What a user types to make the model call a testbed action (a `when_user` rule answers it).
-RUN_REQUEST = {"en": "please run {id}", "zh": "请运行 {id}"}
+RUN_REQUEST = REQUESTS["run_action"]
 # The arguments each testbed call carries, echoed into the server's record.
 ARGUMENTS = {"note": "row"}
 PARAMS = {"type": "object", "properties": {"note": {"type": "string"}},
@@ -69,7 +70,7 @@ def calls_at_server(timeline: Timeline, since: Mark) -> list[str]:
 
 def ran_once_without_a_card(timeline: Timeline, *, action: str, since: Mark, call: str) -> None:
     """No approval card since `since`, the server received `call` once, the model got OK."""
-    cards = timeline.shown("pling-approval", since)
+    cards = timeline.shown("approval", since)
     if cards:
         raise GuaranteeViolation(GUARANTEE, f"{action} should run without a card, but "
                                  f"{len(cards)} approval card(s) were shown", timeline)
@@ -89,17 +90,16 @@ def ran_once(timeline: Timeline, *, action: str, since: Mark, call: str) -> None
 def asked_with_card(timeline: Timeline, *, action: str, since: Mark, policy: str) -> None:
     """One card for `action` appeared since `since`, saying `policy`, offering "always allow"
     exactly when the policy is `ask`; nothing reached the server while it waits."""
-    cards = timeline.shown("pling-approval", since, action=action)
+    cards = timeline.shown("approval", since, action=action)
     if len(cards) != 1:
         raise GuaranteeViolation(GUARANTEE, f"the call to {action} should show one approval "
                                  f"card, {len(cards)} appeared", timeline)
     card = cards[0]
-    offers_always = "pling-approve-always" in (card.buttons or [])
-    if card.attributes.get("data-policy") != policy or offers_always != (policy == "ask"):
+    if card.policy != policy or card.always != (policy == "ask"):
         raise GuaranteeViolation(GUARANTEE, f"the card for {action} should say {policy!r} and "
                                  f"{'' if policy == 'ask' else 'not '}offer always allow; it "
-                                 f"said {card.attributes.get('data-policy')!r} with buttons "
-                                 f"{card.buttons}", timeline)
+                                 f"said {card.policy!r} and "
+                                 f"{'offered' if card.always else 'did not offer'} it", timeline)
     received = calls_at_server(timeline, since)
     if received:
         raise GuaranteeViolation(GUARANTEE, f"{action} reached the server while its card was "

@@ -6,7 +6,7 @@ its button looks like, and a disabled one answers UNAVAILABLE when called (no pr
 projection is read from what the server received, never from the runtime.
 
 The registry keeps its books through `tool()`, `target()` and `activateScope()` as a page
-calls them (`testbed.scripts`): unregistering removes an action's `data-pling-target` mark
+calls them (`testbed.scripts`): unregistering removes an action's target mark
 (not a target's on the same element) and frees its id; an action without a control is
 offered and runs; a scope's deactivation ends one activation however often it is called; the
 projection carries each action's `params` as its `parameters`.
@@ -18,6 +18,8 @@ import json
 from typing import Any
 
 import pytest
+from page_lifecycle import LIFECYCLES, R15_ACTIONS, Lifecycle, ask_after
+from playwright.sync_api import Page, expect
 from testbed_actions import (
     GO_AHEAD,
     GO_AHEAD_PATTERN,
@@ -26,13 +28,12 @@ from testbed_actions import (
     GUARDED_SAVE_DECLARATION,
     declare_guarded,
 )
-from workspace_state import INITIAL_WORKSPACE
 
-from harness import (
+from pling_harness import (
     Dock,
     GuaranteeViolation,
     ModelHandle,
-    OpenTutorialPage,
+    Say,
     Testbed,
     TestbedScripts,
     Timeline,
@@ -150,31 +151,6 @@ def test_action_with_a_disabled_button_is_offered_and_answers_unavailable(
     assert testbed.calls() == []
 
 
-R15_ACTIONS = ["get_workspace", "save_workspace_name", "archive_workspace", "reset_workspace",
-               "publish_changes"]
-
-
-@pytest.mark.guarantee(GUARANTEE)
-def test_r15_projection_keeps_actions_whose_buttons_are_disabled(
-    open_tutorial_page: OpenTutorialPage, dock: Dock, timeline: Timeline, model: ModelHandle,
-    locale: str,
-) -> None:
-    # Archived and published: the page disables Archive, Publish and the code field.
-    page = open_tutorial_page(state=INITIAL_WORKSPACE.model_copy(
-        update={"archived": True, "published": True}))
-    for testid in ("workspace-archive", "workspace-publish"):
-        if page.get_by_test_id(testid).is_enabled():
-            raise GuaranteeViolation(GUARANTEE, f"{testid} should be disabled on an archived, "
-                                     "published workspace", timeline)
-    model.when_user(GO_AHEAD_PATTERN, "archive_workspace", {})
-    start = timeline.mark()
-    dock.ask(GO_AHEAD[locale])
-
-    guarantees.projection_exactly(timeline, tools=R15_ACTIONS, since=start)
-    guarantees.rejected_without_prompt(timeline, action="archive_workspace",
-                                       code="UNAVAILABLE", since=start)
-
-
 @pytest.mark.guarantee("projection-complete")
 def test_unregistered_action_leaves_no_mark_and_its_id_can_be_registered_again(
     testbed: Testbed, dock: Dock, model: ModelHandle, locale: str,
@@ -234,3 +210,19 @@ def test_projection_carries_each_actions_params_as_its_parameters(
     dock.ask(GO_AHEAD[locale])
 
     assert model.offered_tools()[GUARDED_SAVE].parameters == GUARDED_SAVE_DECLARATION["params"]
+
+
+@pytest.mark.guarantee(GUARANTEE)
+@pytest.mark.parametrize("lifecycle", LIFECYCLES)
+def test_r15_actions_are_offered_once_as_served_after_a_rerender_and_after_a_remount(
+    tutorial_page: Page, dock: Dock, timeline: Timeline, say: Say, lifecycle: Lifecycle,
+) -> None:
+    # page_lifecycle.py: registered once under StrictMode, a re-render, an unmount and mount.
+    start = ask_after(dock, timeline, lifecycle, say("save"))
+    expect(dock.approval_for("save_workspace_name")).to_be_visible()
+
+    guarantees.projection_exactly(timeline, tools=R15_ACTIONS, since=start)
+    shown = timeline.shown("approval", start, action="save_workspace_name")
+    if len(shown) != 1:
+        raise GuaranteeViolation(GUARANTEE, f"one call of save_workspace_name showed "
+                                 f"{len(shown)} approval cards", timeline)

@@ -1,6 +1,7 @@
-"""What a run's result tells the model. A run's success reaches the model only after its business
-request has answered, and a held request that fails is `RUN_FAILED`, never success (every r-15
-action with a `run`). A `RUN_FAILED` result names the action and says why: the error's message,
+"""What a run's result tells the model. (A run's success reaching the model only after its
+business request has answered, and a held request that fails being `RUN_FAILED`, for every
+r-15 action with a `run`: the `success-after-business-answer` checks generated from
+actions.json.) A `RUN_FAILED` result names the action and says why: the error's message,
 a thrown text, "the result could not be sent back" for a value JSON cannot carry, and "unknown
 error" for a throw that carries no reason (a number, an object, an empty text or message);
 never "42" or "[object Object]". What `run` returns reaches the model as the JSON it makes
@@ -12,21 +13,16 @@ from __future__ import annotations
 
 import json
 import secrets
-from dataclasses import dataclass
-from typing import Any
 
 import pytest
 from playwright.sync_api import Page, expect
 from testbed_actions import GO_AHEAD, GO_AHEAD_PATTERN
-from workspace_state import INITIAL_WORKSPACE, WorkspaceSnapshot
+from workspace_state import INITIAL_WORKSPACE
 
-from harness import (
+from pling_harness import (
     Dock,
     FakeUpstream,
-    HeldRequests,
-    Mark,
     ModelHandle,
-    OpenTutorialPage,
     Say,
     StartTutorialServer,
     Testbed,
@@ -34,14 +30,10 @@ from harness import (
     Timeline,
     TutorialServer,
     Words,
-    calling,
     guarantees,
-    tool_call,
 )
 
-SAVE, ARCHIVE, RESET = "save_workspace_name", "archive_workspace", "reset_workspace"
-NAME_PATH, ARCHIVE_PATH = "/api/workspace/name", "/api/workspace/archive"
-NEW_NAME = "Acme"
+SAVE = "save_workspace_name"
 
 
 def message_to_model(model: ModelHandle, action: str) -> str:
@@ -106,7 +98,7 @@ def test_run_failing_without_a_reason_of_its_own_is_run_failed_naming_the_action
 
     guarantees.model_received(timeline, action=RESULT_ACTION, code="RUN_FAILED", since=start,
                               guarantee="run-failure-reported")
-    expect(dock.messages("notice").last).to_have_attribute("data-code", "RUN_FAILED")
+    expect(dock.last_message("notice", code="RUN_FAILED")).to_be_attached()
     message = message_to_model(model, RESULT_ACTION)
     problems = words.detail_problems(message.replace(RESULT_DESC, " "), reason)
     assert RESULT_DESC in message and not problems, (
@@ -166,101 +158,6 @@ def test_run_failed_result_carries_a_thrown_string_as_the_reason(
     assert REASON in message, f"the model was told {message!r}, without the reason {REASON!r}"
 
 
-# Every action with a `run` (save, archive, reset) from a workspace it changes, the business
-# request it makes, and what it leaves: the save alone was held once, and a page whose archive
-# or reset `run` did not wait for its fetch passed every check.
-CHANGED = WorkspaceSnapshot(name="Globex", archived=True, published=False)
-STARTING = WorkspaceSnapshot(name="Globex", archived=False, published=False)
-
-
-@dataclass(frozen=True)
-class RunAction:
-    """An r-15 action with a `run`, the business request it makes and what it leaves."""
-
-    action: str
-    arguments: dict[str, Any]
-    path: str
-    starts_from: WorkspaceSnapshot
-    leaves: WorkspaceSnapshot
-
-    @property
-    def call_id(self) -> str:
-        return f"call_{self.action}"
-
-
-RUN_ACTIONS = {
-    "save": RunAction(SAVE, {"name": NEW_NAME}, NAME_PATH,
-                      STARTING, STARTING.model_copy(update={"name": NEW_NAME})),
-    "archive": RunAction(ARCHIVE, {}, ARCHIVE_PATH,
-                         STARTING, STARTING.model_copy(update={"archived": True})),
-    "reset": RunAction(RESET, {}, "/api/workspace/reset",
-                       CHANGED, INITIAL_WORKSPACE),
-}
-
-
-def card_for(run: RunAction, open_tutorial_page: OpenTutorialPage, dock: Dock,
-             model: ModelHandle, say: Say) -> HeldRequests:
-    """The page on the action's starting workspace, its card on screen for `run.call_id`,
-    and its business request to be held once it leaves."""
-    page = open_tutorial_page(state=run.starts_from)
-    model.script(calling(tool_call(run.call_id, run.action, json.dumps(run.arguments))))
-    held = HeldRequests(page, run.path)
-    dock.ask(say("status"))
-    expect(dock.approval).to_have_attribute("data-action", run.action)
-    return held
-
-
-def approved_and_held(run: RunAction, open_tutorial_page: OpenTutorialPage, dock: Dock,
-                      timeline: Timeline, model: ModelHandle,
-                      say: Say) -> tuple[HeldRequests, Mark]:
-    """The user allowed `run` and its business request is held: no model request may have
-    gone out since the approval (returned with the held request)."""
-    held = card_for(run, open_tutorial_page, dock, model, say)
-    approved = timeline.mark()
-    held.start(dock.approve_button.click)
-    guarantees.no_model_request(timeline, since=approved,
-                                why=f"the {run.path} request is still unanswered",
-                                guarantee="success-after-business-answer")
-    return held, approved
-
-
-@pytest.mark.guarantee("success-after-business-answer")
-@pytest.mark.parametrize("name", list(RUN_ACTIONS))
-def test_success_reaches_the_model_only_after_the_actions_own_request_answered(
-    open_tutorial_page: OpenTutorialPage, dock: Dock, timeline: Timeline, model: ModelHandle,
-    tutorial_server: TutorialServer, say: Say, name: str,
-) -> None:
-    run = RUN_ACTIONS[name]
-    held, approved = approved_and_held(run, open_tutorial_page, dock, timeline, model, say)
-
-    expect(dock.busy).to_have_count(1)  # the turn is still running
-    assert tutorial_server.state.snapshot() == run.starts_from
-    held.release()
-    dock.wait_until_settled()
-    guarantees.success_after_business_answer(timeline, call_id=run.call_id, path=run.path,
-                                             since=approved)
-    assert tutorial_server.state.snapshot() == run.leaves
-
-
-@pytest.mark.guarantee("success-after-business-answer")
-@pytest.mark.guarantee("run-failure-reported")
-@pytest.mark.parametrize("name", list(RUN_ACTIONS))
-def test_a_held_request_that_fails_is_run_failed_never_success(
-    open_tutorial_page: OpenTutorialPage, dock: Dock, timeline: Timeline, model: ModelHandle,
-    tutorial_server: TutorialServer, say: Say, name: str,
-) -> None:
-    run = RUN_ACTIONS[name]
-    held, approved = approved_and_held(run, open_tutorial_page, dock, timeline, model, say)
-
-    held.fail(503, {"ok": False, "code": "UNAVAILABLE", "message": "try again later"})
-    dock.wait_until_settled()
-    assert [r.code for r in timeline.tool_results(approved)
-            if r.call_id == run.call_id] == ["RUN_FAILED"]
-    failed = dock.messages("notice").and_(dock.page.locator("[data-code='RUN_FAILED']"))
-    expect(failed).to_have_count(1)
-    assert tutorial_server.state.snapshot() == run.starts_from
-
-
 # ---- a business failure, with the model behind a real upstream ---------------------------
 
 # The gateway's timeout towards the upstream: generous, so a healthy local answer is never cut
@@ -291,7 +188,7 @@ class TestThroughAnUpstreamProvider:
             {"id": "call_blank", "type": "function",
              "function": {"name": SAVE, "arguments": json.dumps({"name": BLANK_NAME})}}]})
         dock.ask(say("save"))
-        expect(dock.approval).to_have_attribute("data-action", SAVE)
+        expect(dock.approval_for(SAVE)).to_be_visible()
         before = timeline.mark()
 
         dock.approve()
@@ -307,7 +204,7 @@ class TestThroughAnUpstreamProvider:
         assert (result.envelope["ok"], result.envelope["code"]) == (False, "RUN_FAILED")
         notice = dock.messages("notice")
         expect(notice).to_have_count(1)
-        expect(notice).to_have_attribute("data-code", "RUN_FAILED")
+        expect(dock.messages("notice", code="RUN_FAILED")).to_have_count(1)
         problems = words.meaning_problems(notice.inner_text(), "RUN_FAILED",
                                           naming=words.desc(SAVE))
         assert not problems, f"the RUN_FAILED notice: {'; '.join(problems)}"

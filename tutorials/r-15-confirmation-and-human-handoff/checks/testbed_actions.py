@@ -4,13 +4,16 @@ server records (imported like workspace_state.py: the conftest puts this folder 
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
-from harness import Testbed
+from pling_harness import Testbed, tutorial_of
 
-# What the user types; a `when_user` rule turns it into the call under test.
-GO_AHEAD = {"en": "go ahead", "zh": "开始吧"}
-GO_AHEAD_PATTERN = "go ahead|开始吧"
+# What the user types in each locale (the tutorial's user_requests); a `when_user` rule turns
+# it into the call under test.
+REQUESTS = tutorial_of(__file__).user_requests
+GO_AHEAD = REQUESTS["go_ahead"]
+GO_AHEAD_PATTERN = "|".join(re.escape(text) for text in GO_AHEAD.values())
 
 GUARDED_SAVE = "guarded_save"
 GUARDED_SAVE_DECLARATION: dict[str, Any] = {

@@ -1,11 +1,11 @@
 """r-15's business constants for its checks, from the tutorial's own backend.py (the harness
-knows no tutorial's state: see harness/server/backend.py)."""
+knows no tutorial's state: see pling_harness/server/backend.py)."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from harness import BusinessState, tutorial_backend
+from pling_harness import BusinessState, tutorial_backend
 
 _backend = tutorial_backend(__file__)
 
