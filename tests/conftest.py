@@ -3,13 +3,26 @@ and a port another listener already holds."""
 
 from __future__ import annotations
 
+import json
 import socket
 from collections.abc import Iterator
+from pathlib import Path
 
 import httpx
 import pytest
 
-from harness.server.runner import TutorialServer
+from pling_harness.server.runner import TutorialServer
+
+# The harness's own checkout: the project these tests check.
+PROJECT_ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture
+def pytester(pytester: pytest.Pytester) -> pytest.Pytester:
+    """pytester whose runs check this checkout's tutorials: its folder names them in a
+    pling.toml, as a user's project may (pling_harness/project/root.py)."""
+    pytester.makefile(".toml", pling=f"root = {json.dumps(str(PROJECT_ROOT))}")
+    return pytester
 
 
 @pytest.fixture(scope="module")

@@ -4,12 +4,15 @@ turns into the verdict, with the report and JUnit file kept even when checks fai
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
 import yaml
 
-from harness.project.paths import PROJECT_ROOT
+# The harness's own checkout: the project these tests check.
+PROJECT_ROOT = Path(__file__).resolve().parents[1]
+
 
 WORKFLOW = PROJECT_ROOT / ".github" / "workflows" / "tutorial-check.yml"
 README = PROJECT_ROOT / "README.md"

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from harness.cli.check import render_summary
-from harness.cli.main import main
-from harness.plugin.report import SuiteReport, TestRecord
+from pling_harness.cli.check import render_summary
+from pling_harness.cli.main import main
+from pling_harness.plugin.report import SuiteReport, TestRecord
 
 
 def record(nodeid: str, locale: str, guarantee: str, outcome: str) -> TestRecord:

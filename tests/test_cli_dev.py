@@ -9,13 +9,16 @@ import socket
 import subprocess
 import sys
 import threading
+from pathlib import Path
 
 import httpx
 import pytest
 
-from harness.cli.main import main
-from harness.cli.usage import wait_for_ctrl_c
-from harness.project.paths import PROJECT_ROOT
+from pling_harness.cli.main import main
+from pling_harness.cli.usage import wait_for_ctrl_c
+
+# The harness's own checkout: the project these tests check.
+PROJECT_ROOT = Path(__file__).resolve().parents[1]
 
 ONE_LINE_ERROR = re.compile(r"^pling-tutorial: error: [^\n]+\n$")
 
@@ -82,7 +85,7 @@ def run_dev_until_ctrl_c(*args: str) -> tuple[str, dict[str, object], int, str]:
     """
     environ = {k: v for k, v in os.environ.items() if not k.startswith("PLING_MODEL_")}
     process = subprocess.Popen(
-        [sys.executable, "-m", "harness.cli.main", "dev", "r-15", *args],
+        [sys.executable, "-m", "pling_harness.cli.main", "dev", "r-15", *args],
         cwd=PROJECT_ROOT, env=environ, text=True,
         stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
     )

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from harness.cli.main import main
+from pling_harness.cli.main import main
 
 
 def test_cli_list_prints_id_short_id_and_both_titles(capsys: pytest.CaptureFixture[str]) -> None:

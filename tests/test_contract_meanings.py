@@ -1,12 +1,16 @@
 """The page contract lists every meaning a notice must carry, exactly as the glossary holds
 them: a page author reads them in docs/page-contract.md ("What a notice must mean"), the
-checks read them from `harness/project/glossary.json`, and this test keeps the two the same.
+checks read them from `pling_harness/project/glossary.json`, and this test keeps the two the same.
 On a difference it prints the table to paste between the markers."""
 
 from __future__ import annotations
 
-from harness.project.glossary import HARNESS_GLOSSARY_PATH, LocaleNotices, load_glossary
-from harness.project.paths import PROJECT_ROOT
+from pathlib import Path
+
+from pling_harness.project.glossary import HARNESS_GLOSSARY_PATH, LocaleNotices, load_glossary
+
+# The harness's own checkout: the project these tests check.
+PROJECT_ROOT = Path(__file__).resolve().parents[1]
 
 CONTRACT = PROJECT_ROOT / "docs" / "page-contract.md"
 START, END = "<!-- meanings:start -->", "<!-- meanings:end -->"

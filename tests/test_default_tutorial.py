@@ -1,5 +1,6 @@
 """The tutorial a test checks when it does not say (no --pling-tutorial): the plugin derives
-it, naming none (harness/plugin/tutorial_choice.py; through pytest: test_tutorial_choice.py)."""
+it, naming none (pling_harness/plugin/tutorial_choice.py; through pytest:
+test_tutorial_choice.py)."""
 
 from __future__ import annotations
 
@@ -7,9 +8,12 @@ from pathlib import Path
 
 import pytest
 
-from harness.plugin.tutorial_choice import default_tutorial_name
-from harness.project.paths import PROJECT_ROOT, TUTORIALS_DIR_NAME
-from harness.project.tutorials import list_tutorials
+from pling_harness.plugin.tutorial_choice import default_tutorial_name
+from pling_harness.project.paths import TUTORIALS_DIR_NAME
+from pling_harness.project.tutorials import list_tutorials
+
+# The harness's own checkout: the project these tests check.
+PROJECT_ROOT = Path(__file__).resolve().parents[1]
 
 R15_FOLDER = PROJECT_ROOT / TUTORIALS_DIR_NAME / "r-15-confirmation-and-human-handoff"
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import Page, Route, expect
 
-from harness.browser.dock import Dock
+from pling_harness.browser.dock import Dock
 
 pytestmark = pytest.mark.parametrize("locale", ["en"])
 

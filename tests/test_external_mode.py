@@ -25,17 +25,19 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Mount, Route
 
-from harness import BusinessState, tutorial_backend
-from harness.browser.preflight import check_target
-from harness.cli.check import render_summary
-from harness.mutation.catalogue import catalogue_path, load_catalogue
-from harness.mutation.render import render_run
-from harness.mutation.runner import SuiteInvocation, run_catalogue
-from harness.plugin.html_report import write_html_report
-from harness.plugin.report import SuiteReport, TestRecord
-from harness.project.paths import PROJECT_ROOT
-from harness.project.tutorials import load_tutorial
-from harness.server.runner import TutorialServer
+from pling_harness import BusinessState, tutorial_backend
+from pling_harness.browser.preflight import check_target
+from pling_harness.cli.check import render_summary
+from pling_harness.mutation.catalogue import catalogue_path, load_catalogue
+from pling_harness.mutation.render import render_run
+from pling_harness.mutation.runner import SuiteInvocation, run_catalogue
+from pling_harness.plugin.html_report import write_html_report
+from pling_harness.plugin.report import SuiteReport, TestRecord
+from pling_harness.project.tutorials import load_tutorial
+from pling_harness.server.runner import TutorialServer
+
+# The harness's own checkout: the project these tests check.
+PROJECT_ROOT = Path(__file__).resolve().parents[1]
 
 # r-15's own state, from its backend.py (the harness names no tutorial's state).
 R15_BACKEND = tutorial_backend(PROJECT_ROOT / "tutorials" / "r-15-confirmation-and-human-handoff")
@@ -49,7 +51,7 @@ TUTORIAL_ID = "r-15-confirmation-and-human-handoff"
 # the user approve, and reads the model's side and the state through the usual fixtures.
 APPROVED_ARCHIVE_CHECK = """
 import pytest
-from harness import calling, guarantees, tool_call
+from pling_harness import calling, guarantees, tool_call
 
 @pytest.mark.guarantee("approval-before-side-effects")
 def test_archive_approved(tutorial_page, dock, timeline, model, tutorial_server, say):
@@ -277,7 +279,7 @@ def check_command(url: str) -> subprocess.CompletedProcess[str]:
     """`pling-tutorial check r-15 --base-url url` in its own process."""
     environ = {k: v for k, v in os.environ.items() if not k.startswith("PLING_")}
     return subprocess.run(
-        [sys.executable, "-m", "harness.cli.main", "check", "r-15", "--base-url", url],
+        [sys.executable, "-m", "pling_harness.cli.main", "check", "r-15", "--base-url", url],
         cwd=PROJECT_ROOT, env=environ, text=True, capture_output=True, timeout=120,
         check=False)
 
@@ -306,14 +308,15 @@ def test_check_unreachable_base_url_exits_2_naming_it() -> None:
 
 @pytest.mark.parametrize(("answers", "missing"), [
     ({"/": page(STATUS, NAME), "/api/workspace": (200, "application/json", STATE)},
-     "shows no agent dock: no visible [data-testid=pling-dock]"),
+     "shows no assistant: nothing visible matches [data-testid='pling-dock'] (the 'pling' "
+     "dock driver's dock.root; see docs/page-contract.md)"),
     # A page whose script throws while loading (a React binding the registry refused, say):
     # the refusal names the error, the cause (it said only "no agent dock").
     ({"/": page(STATUS, NAME, THROWS_WHILE_LOADING),
       "/api/workspace": (200, "application/json", STATE)},
-     "shows no agent dock: no visible [data-testid=pling-dock] (see docs/page-contract.md); "
-     'the page threw: pling: action "get_workspace" is already registered; unregister it '
-     "first."),
+     "shows no assistant: nothing visible matches [data-testid='pling-dock'] (the 'pling' "
+     "dock driver's dock.root; see docs/page-contract.md); the page threw: pling: action "
+     '"get_workspace" is already registered; unregister it first.'),
     ({"/": page(DOCK, NAME), "/api/workspace": (200, "application/json", STATE)},
      "shows no business view: missing status ([data-testid=workspace-status]), archived "
      "([data-testid=workspace-status])"),
@@ -338,21 +341,25 @@ def test_render_summary_external_run_lists_na_and_how_many_checks_ran() -> None:
         return TestRecord.model_validate({"nodeid": nodeid, "locale": "en",
                                           "guarantees": [guarantee], "outcome": outcome,
                                           "reason": reason})
+    no_always = "acme: approval.always: it approves one call at a time"
     report = SuiteReport(tests=[
         record("a", "denial-respected", "passed"),
-        record("b", "denial-respected", "n/a", "needs the testbed"),
-        record("c", "gateway-faults", "n/a", "needs the provider"),
+        record("b", "denial-respected", "n/a", "external: needs the testbed"),
+        record("c", "gateway-faults", "n/a", "external: needs the provider"),
         record("d", "policy-table", "passed"),
+        record("e", "session-grant-for-ask", "n/a", no_always),
+        record("f", "session-grant-for-ask", "n/a", no_always),
     ])
 
     lines = render_summary(report, ["en"]).splitlines()
 
     assert lines[1].split() == ["denial-respected", "pass"]
-    assert lines[2].split() == ["gateway-faults", "n/a", "(external)"]
-    assert lines[4] == "2/3 guarantees proven in en; 1 n/a (external)"
-    assert lines[5] == "2 of 4 checks ran against the page (50%); 2 are n/a (external):"
-    assert lines[6:] == ["  1 × denial-respected: needs the testbed",
-                         "  1 × gateway-faults: needs the provider"]
+    assert lines[2].split() == ["gateway-faults", "n/a"]
+    assert lines[5] == "2/4 guarantees proven in en; 2 n/a"
+    assert lines[6] == "2 of 6 checks ran against the page (33%); 4 are n/a:"
+    assert lines[7:] == ["  1 × denial-respected: external: needs the testbed",
+                         "  1 × gateway-faults: external: needs the provider",
+                         f"  2 × session-grant-for-ask: {no_always}"]
 
 
 def test_every_guarantee_a_check_names_says_which_evidence_it_needs() -> None:
@@ -369,10 +376,11 @@ def test_every_guarantee_a_check_names_says_which_evidence_it_needs() -> None:
 @pytest.mark.mutation
 def test_mutate_external_serves_each_mutant_by_its_own_dev_process() -> None:
     wanted = ("denial-generic-error", "gateway-error-swallowed")
-    catalogue = load_catalogue(catalogue_path(TUTORIAL_ID))
+    catalogue = load_catalogue(catalogue_path(TUTORIAL_ID, PROJECT_ROOT))
     catalogue = catalogue.model_copy(
         update={"mutants": tuple(m for m in catalogue.mutants if m.name in wanted)})
-    invocation = SuiteInvocation(tutorial_id=TUTORIAL_ID, focused=True, external=True)
+    invocation = SuiteInvocation(tutorial_id=TUTORIAL_ID, source_root=PROJECT_ROOT, focused=True,
+                                 external=True)
 
     run = run_catalogue(catalogue, invocation, jobs=1, declared_guarantees=frozenset())
 
@@ -391,8 +399,8 @@ def test_html_report_shows_an_na_check_with_its_reason_never_as_a_pass(tmp_path:
 
     html = (tmp_path / "index.html").read_text(encoding="utf-8")
     assert '<td data-locale="en" class="outcome-na">' in html
-    assert ">n/a (external) (1)<" in html
-    assert "Not run against this page: faults are injected at the fixture server" in html
+    assert ">n/a (1)<" in html
+    assert "Not proven on this run: n/a (faults are injected at the fixture server" in html
     assert 'class="outcome-passed"' not in html and ">pass" not in html
 
 

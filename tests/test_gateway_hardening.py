@@ -6,19 +6,23 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 from playwright.sync_api import Page
 
-from harness import BusinessState, tutorial_backend
-from harness.browser.pages import open_page
-from harness.plugin.options import pling_root
-from harness.project.paths import PROJECT_ROOT
-from harness.project.tutorials import load_tutorial
-from harness.server.model.fake_upstream import FakeUpstream
-from harness.server.runner import TutorialServer
+from pling_harness import BusinessState, tutorial_backend
+from pling_harness.browser.pages import open_page
+from pling_harness.plugin.options import required_root
+from pling_harness.project.tutorials import load_tutorial
+from pling_harness.server.log import ServerRecord
+from pling_harness.server.model.fake_upstream import FakeUpstream
+from pling_harness.server.runner import TutorialServer
+
+# The harness's own checkout: the project these tests check.
+PROJECT_ROOT = Path(__file__).resolve().parents[1]
 
 # r-15's own state, from its backend.py (the harness names no tutorial's state).
 R15_BACKEND = tutorial_backend(PROJECT_ROOT / "tutorials" / "r-15-confirmation-and-human-handoff")
@@ -39,7 +43,7 @@ MODEL_REQUEST: dict[str, Any] = {
 
 @pytest.fixture
 def upstream(pytestconfig: pytest.Config) -> Iterator[FakeUpstream]:
-    root = pling_root(pytestconfig)
+    root = required_root(pytestconfig)
     with FakeUpstream.answering_like(load_tutorial(TUTORIAL, root), root) as fake:
         yield fake
 
@@ -48,7 +52,7 @@ def upstream(pytestconfig: pytest.Config) -> Iterator[FakeUpstream]:
 def server(upstream: FakeUpstream, pytestconfig: pytest.Config) -> Iterator[TutorialServer]:
     """The server under attack, with an OpenAI-compatible upstream configured."""
     environ = upstream.environ(api_key="test-hardening-key")
-    with TutorialServer(tutorial=TUTORIAL, root=pling_root(pytestconfig),
+    with TutorialServer(tutorial=TUTORIAL, root=required_root(pytestconfig),
                         environ=environ) as running:
         yield running
 
@@ -56,16 +60,21 @@ def server(upstream: FakeUpstream, pytestconfig: pytest.Config) -> Iterator[Tuto
 @pytest.fixture
 def other_origin(pytestconfig: pytest.Config) -> Iterator[TutorialServer]:
     """Another local server: a page on 127.0.0.1 with a different port is another origin."""
-    with TutorialServer(tutorial=TUTORIAL, root=pling_root(pytestconfig),
+    with TutorialServer(tutorial=TUTORIAL, root=required_root(pytestconfig),
                         environ={}) as running:
         yield running
+
+
+def posts_to_the_gateway(server: TutorialServer) -> list[ServerRecord]:
+    """The gateway's log without CORS preflights (a preflight is refused before it is read)."""
+    return [r for r in server.log.records(path="/api/model") if r.method != "OPTIONS"]
 
 
 def assert_untouched(server: TutorialServer, upstream: FakeUpstream, *, refusals: int,
                      status: int, code: str) -> None:
     """The gateway refused `refusals` requests with `status`/`code`, forwarded none, and
     nothing changed."""
-    records = server.log.records(path="/api/model")
+    records = posts_to_the_gateway(server)
     assert [(r.kind, r.status, (r.response or {}).get("code")) for r in records] == [
         ("model.error", status, code)] * refusals, records
     assert upstream.received == [], "a refused request reached the upstream"
@@ -74,7 +83,7 @@ def assert_untouched(server: TutorialServer, upstream: FakeUpstream, *, refusals
 
 def assert_refused_origin(server: TutorialServer, origin: str) -> None:
     """The browser really sent `origin` (as the gateway's log of its refusal says)."""
-    [refusal] = server.log.records(path="/api/model")
+    [refusal] = posts_to_the_gateway(server)
     assert refusal.detail is not None and origin in refusal.detail, refusal.detail
 
 
@@ -124,6 +133,8 @@ def test_fetch_from_another_local_origin_is_refused_and_changes_nothing(
     # The page's own kind of request: the browser must ask first (preflight), and is told no.
     json_post = {"method": "POST", "headers": {"Content-Type": "application/json"}, "body": body}
     assert page.evaluate(FETCH, [target, json_post]) == "blocked: TypeError"
+    preflights = [r for r in server.log.records(path="/api/model") if r.method == "OPTIONS"]
+    assert [r.status for r in preflights] == [405], preflights
 
     # A "simple" request needs no preflight, so it does reach the server, with an Origin.
     simple_post = {"method": "POST", "mode": "no-cors", "body": body,

@@ -8,15 +8,18 @@ from pathlib import Path
 
 import pytest
 
-from harness.project.glossary import (
+from pling_harness.project.glossary import (
     HARNESS_GLOSSARY_PATH,
     Glossary,
     GlossaryError,
+    Term,
     glossary_for,
     load_glossary,
 )
-from harness.project.paths import PROJECT_ROOT
-from harness.project.tutorials import Tutorial, list_tutorials
+from pling_harness.project.tutorials import Tutorial, list_tutorials
+
+# The harness's own checkout: the project these tests check.
+PROJECT_ROOT = Path(__file__).resolve().parents[1]
 
 
 @pytest.fixture(scope="module")
@@ -55,11 +58,60 @@ def test_glossary_merge_cannot_change_a_detail(glossary: Glossary) -> None:
                         source="tutorials/x/glossary.json")
 
 
-def test_glossary_whose_locales_know_other_details_is_refused(glossary: Glossary) -> None:
+def test_glossary_whose_locales_know_other_details_is_reported(glossary: Glossary) -> None:
     data = glossary.model_dump()
     del data["notices"]["zh"]["details"]["run.no-reason"]
-    with pytest.raises(ValueError, match="details"):
-        Glossary.model_validate(data)
+
+    problems = Glossary.model_validate(data).coverage_problems(["en", "zh"])
+
+    assert problems == ["notices.zh.details lacks ['run.no-reason'] and adds [] beside en's"]
+
+
+def test_harness_glossary_covers_zh_and_en(glossary: Glossary) -> None:
+    assert glossary.coverage_problems(["zh", "en"]) == []
+
+
+def test_tutorial_in_a_locale_no_glossary_covers_is_refused_naming_the_fix(
+    tmp_path: Path,
+) -> None:
+    tutorial = tutorial_in(tmp_path, ["en", "ja"])
+
+    with pytest.raises(GlossaryError, match=r"no notices\.ja .*no scripts\.ja .*Another language"):
+        glossary_for(tmp_path, tutorial)
+
+
+def test_tutorial_glossary_brings_a_locale_of_its_own(glossary: Glossary, tmp_path: Path) -> None:
+    tutorial = tutorial_in(tmp_path, ["en", "ja"])
+    own = {"scripts": {"ja": ["han", "kana"]},
+           "notices": {"ja": glossary.notices["zh"].model_dump()},
+           "terms": [{"en": "human handoff", "ja": "人による引き継ぎ"}]}
+    (tutorial.directory(tmp_path) / "glossary.json").write_text(json.dumps(own),
+                                                                encoding="utf-8")
+
+    merged = glossary_for(tmp_path, tutorial)
+
+    assert merged.term("ja", "human handoff") == ("人による引き継ぎ",)
+    assert merged.term("en", "human handoff") == ("human handoff", "handoff")
+    assert merged.language_problems("ja", "確認カード Allow") == ["Latin words ['Allow']"]
+    assert merged.language_problems("ja", "承認しますか？") == []
+    assert merged.language_problems("zh", "允许吗？はい") == ["kana text 'いは'"]
+
+
+def test_tutorial_glossary_cannot_change_a_terms_word(glossary: Glossary) -> None:
+    other = Glossary(terms=(Term.model_validate({"en": "human handoff", "zh": "人工接管"}),))
+
+    with pytest.raises(GlossaryError, match="'human handoff' already has a word in \\['zh'\\]"):
+        glossary.merged(other, source="tutorials/x/glossary.json")
+
+
+def tutorial_in(root: Path, locales: list[str]) -> Tutorial:
+    """A tutorial offering `locales`, written under `root` (only its tutorial.json)."""
+    tutorial = Tutorial.model_validate({
+        "id": "t-1", "short_id": "t-1", "fixture": "t-1", "port": 5400,
+        "title": {locale: "T" for locale in locales}, "locales": locales,
+        "default_locale": locales[0]})
+    tutorial.directory(root).mkdir(parents=True)
+    return tutorial
 
 
 # ---- meaning ---------------------------------------------------------------------------
@@ -111,7 +163,7 @@ def test_action_name_inside_a_notice_is_not_read_as_its_claim(glossary: Glossary
 
 def test_zh_value_left_in_english_is_untranslated(glossary: Glossary) -> None:
     assert glossary.untranslated("zh", "Working…")
-    assert glossary.language_problems("zh", "处理中 Working…") == ["English words ['Working']"]
+    assert glossary.language_problems("zh", "处理中 Working…") == ["Latin words ['Working']"]
 
 
 def test_zh_value_with_names_formats_and_placeholders_is_zh(glossary: Glossary) -> None:
@@ -120,7 +172,7 @@ def test_zh_value_with_names_formats_and_placeholders_is_zh(glossary: Glossary) 
 
 
 def test_en_value_with_chinese_is_reported(glossary: Glossary) -> None:
-    assert glossary.language_problems("en", "Cancel 取消") == ["CJK text '取消'"]
+    assert glossary.language_problems("en", "Cancel 取消") == ["han text '取消'"]
 
 
 # ---- terms -----------------------------------------------------------------------------

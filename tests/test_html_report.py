@@ -13,17 +13,19 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Page, expect
 
-from harness.plugin.gallery import GALLERY_FILE_NAME, load_page_states
-from harness.plugin.html_report import GALLERY_DIR_NAME, write_html_report
-from harness.plugin.report import GalleryCapture, SuiteReport, TestRecord
-from harness.project.paths import PROJECT_ROOT
-from harness.project.tutorials import TutorialError, load_tutorial
+from pling_harness.plugin.gallery import GALLERY_FILE_NAME, load_page_states
+from pling_harness.plugin.html_report import GALLERY_DIR_NAME, write_html_report
+from pling_harness.plugin.report import GalleryCapture, SuiteReport, TestRecord
+from pling_harness.project.tutorials import TutorialError, load_tutorial
+
+# The harness's own checkout: the project these tests check.
+PROJECT_ROOT = Path(__file__).resolve().parents[1]
 
 pytest_plugins = ["pytester"]
 
 BROKEN_PROMISE_CHECK = """
 import pytest
-from harness.evidence import guarantees
+from pling_harness.evidence import guarantees
 
 @pytest.mark.guarantee("model-received")
 def test_denied_archive_counted_as_success(tutorial_page, dock, timeline):

@@ -10,12 +10,12 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Page, expect
 
-from harness.cli.main import main
+from pling_harness.cli.main import main
 
 # Real r-15 checks that, between them, meet every state below in each locale.
 SELECTION = " or ".join([
     "every_dock_state",  # both cards, denial, handoff steps, wrong code, cancel, rejected, gateway
-    "default_timeout",  # the countdown's last minute, the timeout
+    "publish_changes-handoff-timeout or custom_timeout_counts_down",  # the last minute, the timeout
     "acceptance_walk",  # published
 ])
 EXPECTED_STATES = (

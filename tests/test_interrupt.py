@@ -20,13 +20,15 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Page, expect
 
-from harness.cli.check import render_summary, take_json_report
-from harness.plugin.interrupt import interrupted_reason
-from harness.plugin.report import SuiteReport, TestRecord
-from harness.project.paths import PROJECT_ROOT
+from pling_harness.cli.check import render_summary, take_json_report
+from pling_harness.plugin.interrupt import interrupted_reason
+from pling_harness.plugin.report import SuiteReport, TestRecord
+
+# The harness's own checkout: the project these tests check.
+PROJECT_ROOT = Path(__file__).resolve().parents[1]
 
 # Six checks of one locale: long enough a run that the signal lands in the middle of it.
-SELECTION = "test_forged_always_allow_for_reset_is_not_honoured"
+SELECTION = "test_approval_card_stays_open_until_a_decision_button_is_clicked"
 SELECTED = 6
 FINISHED_BEFORE_SIGNAL = 2
 START_DEADLINE_S = 240.0
@@ -78,7 +80,7 @@ def command_line(pid: int) -> str:
 
 
 def start_check(tmp_path: Path) -> subprocess.Popen[bytes]:
-    command = [sys.executable, "-m", "harness.cli.main", "check", "r-15", "--locale", "en",
+    command = [sys.executable, "-m", "pling_harness.cli.main", "check", "r-15", "--locale", "en",
                "--report", str(tmp_path / "report"), f"--junitxml={tmp_path / 'junit.xml'}",
                "--pling-report", str(tmp_path / "report.json"), "-k", SELECTION, "-v",
                "-p", "no:cacheprovider"]
@@ -189,7 +191,7 @@ def wait_for_processes(root: int, *needles: str) -> dict[int, str]:
 def test_stopped_external_mutation_run_leaves_no_check_suite_dev_server_or_browser(
     tmp_path: Path,
 ) -> None:
-    command = [sys.executable, "-m", "harness.cli.main", "mutate", "r-15", "--only",
+    command = [sys.executable, "-m", "pling_harness.cli.main", "mutate", "r-15", "--only",
                "denied-call-retried", "--focused", "--external", "--jobs", "1"]
     process = subprocess.Popen(command, cwd=PROJECT_ROOT, stdout=subprocess.PIPE,
                                stderr=subprocess.STDOUT, start_new_session=True)

@@ -3,7 +3,7 @@
 The folder tree is the architecture (README): project files → server (its model first) →
 browser → evidence → plugin → mutation (the mutation runner, its Stryker run and the pytest
 plugin only it loads) → scaffold (`new` and its templates) → cli. A module may import its own
-layer or one below it, type-only imports included; `harness/__init__.py` (the check author's
+layer or one below it, type-only imports included; `pling_harness/__init__.py` (the check author's
 API) sits on top. A sub-package listed in LAYERS is a layer of its own, below its parent.
 """
 
@@ -14,9 +14,11 @@ from pathlib import Path
 
 import pytest
 
-from harness.project.paths import PROJECT_ROOT
+# The harness's own checkout: the project these tests check.
+PROJECT_ROOT = Path(__file__).resolve().parents[1]
 
-PACKAGE = PROJECT_ROOT / "harness"
+
+PACKAGE = PROJECT_ROOT / "pling_harness"
 LAYERS = ("project", "server.model", "server", "browser", "evidence", "plugin", "mutation",
           "scaffold", "cli")
 
@@ -27,9 +29,9 @@ def module_name(path: Path) -> str:
 
 
 def layer_of(module: str) -> int:
-    if module == "harness":
+    if module == "pling_harness":
         return len(LAYERS)  # the package itself: the public API on top
-    inside = module.removeprefix("harness.")
+    inside = module.removeprefix("pling_harness.")
     # The longest layer name that contains the module: "server.model.wire" → "server.model".
     matches = [layer for layer in LAYERS if inside == layer or inside.startswith(layer + ".")]
     return LAYERS.index(max(matches, key=len))
@@ -43,10 +45,11 @@ def harness_imports(path: Path) -> set[str]:
     imported: set[str] = set()
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
         if isinstance(node, ast.Import):
-            imported.update(alias.name for alias in node.names if alias.name.startswith("harness"))
-        elif isinstance(node, ast.ImportFrom) and (node.module or "").startswith("harness"):
+            imported.update(alias.name for alias in node.names
+                            if alias.name.startswith("pling_harness"))
+        elif isinstance(node, ast.ImportFrom) and (node.module or "").startswith("pling_harness"):
             module = node.module or ""
-            for alias in node.names:  # `from harness.server.model import wire` names a module
+            for alias in node.names:  # `from pling_harness.server.model import wire` names a module
                 candidate = f"{module}.{alias.name}"
                 imported.add(candidate if candidate in MODULE_FILES else module)
     return imported

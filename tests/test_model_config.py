@@ -6,13 +6,16 @@ from pathlib import Path
 
 import pytest
 
-from harness.project.tutorials import load_tutorial
-from harness.server.model.config import ProviderConfigError, provider_from_environment
-from harness.server.model.openai_compat import OpenAICompatibleProvider
-from harness.server.model.scripted import ScriptedModel
-from harness.server.runner import TutorialServer
+from pling_harness.project.tutorials import load_tutorial
+from pling_harness.server.model.config import ProviderConfigError, provider_from_environment
+from pling_harness.server.model.openai_compat import OpenAICompatibleProvider
+from pling_harness.server.model.scripted import ScriptedModel
+from pling_harness.server.runner import TutorialServer
 
-RULES = load_tutorial("r-15").model_rules_path()
+# The harness's own checkout: the project these tests check.
+PROJECT_ROOT = Path(__file__).resolve().parents[1]
+
+RULES = load_tutorial("r-15", PROJECT_ROOT).model_rules_path(PROJECT_ROOT)
 KEY = "sk-test-never-show-me"
 OPENAI = {
     "PLING_MODEL_PROVIDER": "openai",

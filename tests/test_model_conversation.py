@@ -8,14 +8,14 @@ from typing import Any
 import httpx
 import pytest
 
-from harness.server.model.conversation import (
+from pling_harness.server.model.conversation import (
     Conversation,
     ModelExchange,
     parse_sent_request,
 )
-from harness.server.model.handle import ModelHandle, calling, tool_call
-from harness.server.model.wire import AssistantMessage, ModelRequest
-from harness.server.runner import TutorialServer
+from pling_harness.server.model.handle import ModelHandle, calling, tool_call
+from pling_harness.server.model.wire import AssistantMessage, ModelRequest
+from pling_harness.server.runner import TutorialServer
 
 USER = {"role": "user", "content": "archive the workspace"}
 CALL = {"role": "assistant", "content": None, "tool_calls": [

@@ -13,8 +13,8 @@ from typing import Any
 import httpx
 import pytest
 
-from harness.server.model.openai_compat import OpenAICompatibleProvider
-from harness.server.runner import TutorialServer
+from pling_harness.server.model.openai_compat import OpenAICompatibleProvider
+from pling_harness.server.runner import TutorialServer
 
 KEY = "sk-test-4f2b9c-secret"
 # The provider's timeout towards the upstream. Generous, so a healthy local answer is never

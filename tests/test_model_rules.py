@@ -8,10 +8,13 @@ from typing import Any
 
 import pytest
 
-from harness.project.tutorials import load_tutorial
-from harness.server.model.rules import RulesError, load_rules
+from pling_harness.project.tutorials import load_tutorial
+from pling_harness.server.model.rules import RulesError, load_rules
 
-RULES_PATH = load_tutorial("r-15").model_rules_path()
+# The harness's own checkout: the project these tests check.
+PROJECT_ROOT = Path(__file__).resolve().parents[1]
+
+RULES_PATH = load_tutorial("r-15", PROJECT_ROOT).model_rules_path(PROJECT_ROOT)
 RULES: dict[str, Any] = json.loads(RULES_PATH.read_text(encoding="utf-8"))
 
 
@@ -49,7 +52,9 @@ def test_load_rules_r15_file_has_an_intent_for_every_r15_action() -> None:
          "must contain {code}"),
         ({k: v for k, v in RULES.items() if k != "unknown_request"}, "unknown_request",
          "Field required"),
-        ({**RULES, "done": {"en": "Done."}}, "done.zh", "Field required"),
+        ({**RULES, "done": {}}, "done", "at least 1"),
+        ({**RULES, "done": {"en": ""}}, "done.en", "at least 1 character"),
+        ({**RULES, "done": {"english": "Done."}}, "done.english", "should match pattern"),
     ],
 )
 def test_load_rules_invalid_file_raises_naming_file_and_field(
@@ -64,6 +69,20 @@ def test_load_rules_invalid_file_raises_naming_file_and_field(
     assert message.startswith(str(path))
     assert f"field {field}" in message
     assert reason in message
+
+
+def test_load_rules_for_locales_a_text_does_not_speak_names_the_text_and_locale(
+    tmp_path: Path,
+) -> None:
+    path = write_rules(tmp_path, {**RULES, "done": {"en": "Done.", "zh": "已完成。"}})
+
+    with pytest.raises(RulesError) as caught:
+        load_rules(path, locales=["en", "zh", "ja"])
+
+    message = str(caught.value)
+    assert message.startswith(str(path))
+    assert "done: no ja" in message
+    assert "every locale of the tutorial" in message
 
 
 def test_load_rules_not_json_raises_with_position(tmp_path: Path) -> None:

@@ -3,14 +3,18 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 import pytest
 
-from harness.project.tutorials import load_tutorial
-from harness.server.model.provider import ProviderBadReply, ProviderTimeout
-from harness.server.model.scripted import ScriptedModel, clean_capture
-from harness.server.model.wire import AssistantMessage, ModelRequest, ToolCall
+from pling_harness.project.tutorials import load_tutorial
+from pling_harness.server.model.provider import ProviderBadReply, ProviderTimeout
+from pling_harness.server.model.scripted import ScriptedModel, clean_capture
+from pling_harness.server.model.wire import AssistantMessage, ModelRequest, ToolCall
+
+# The harness's own checkout: the project these tests check.
+PROJECT_ROOT = Path(__file__).resolve().parents[1]
 
 R15_TOOLS = ("get_workspace", "save_workspace_name", "archive_workspace",
              "reset_workspace", "publish_changes")
@@ -23,7 +27,8 @@ SUCCESS_WORDS = ("Done", "已完成", "is now", "已改为", "已归档", "已�
 
 @pytest.fixture
 def model() -> ScriptedModel:
-    return ScriptedModel.from_file(load_tutorial("r-15").model_rules_path())
+    rules = load_tutorial("r-15", PROJECT_ROOT).model_rules_path(PROJECT_ROOT)
+    return ScriptedModel.from_file(rules)
 
 
 def tools(names: tuple[str, ...] = R15_TOOLS) -> list[dict[str, Any]]:
@@ -111,6 +116,7 @@ def test_scripted_user_intent_calls_the_tool_with_arguments(
     ("tell me a joke", None, "rename it"),
     ("讲个笑话", None, "归档"),
     ("tell me a joke", "zh", "归档"),
+    ("tell me a joke", "zh-CN", "归档"),
 ])
 def test_scripted_unknown_request_answers_help_in_conversation_language(
     model: ScriptedModel, text: str, locale: str | None, expected: str
@@ -370,3 +376,25 @@ def test_clean_capture_strips_spaces_punctuation_and_one_pair_of_quotes(
     raw: str, clean: str
 ) -> None:
     assert clean_capture(raw) == clean
+
+
+def test_scripted_model_speaks_every_locale_its_rules_give(tmp_path: Path) -> None:
+    def said(en: str, ja: str) -> dict[str, str]:
+        return {"en": en, "ja": ja}
+
+    rules = tmp_path / "model-rules.json"
+    rules.write_text(json.dumps({
+        "intents": [{"tool": "get_workspace", "patterns": ["status", "状態"]}],
+        "replies": {}, "done": said("Done.", "完了しました。"),
+        "other_failure": said("Failed ({code}).", "失敗しました（{code}）。"),
+        "unknown_request": said("I can show the status.", "状態を表示できます。")}),
+        encoding="utf-8")
+    model = ScriptedModel.from_file(rules, locales=["en", "ja"])
+
+    asked_in_ja = ask(model, "tell me a joke", locale="ja")
+    written_in_kana = ask(model, "冗談を言ってください", locale=None)
+    asked_in_french = ask(model, "une blague", locale="fr")
+
+    assert asked_in_ja.content == "状態を表示できます。"
+    assert written_in_kana.content == "状態を表示できます。"
+    assert asked_in_french.content == "I can show the status."  # the rules' first locale

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from harness.cli.main import main
-from harness.mutation.catalogue import (
+from pling_harness.cli.main import main
+from pling_harness.mutation.catalogue import (
     Catalogue,
     CatalogueError,
     Mutant,
@@ -21,23 +21,26 @@ from harness.mutation.catalogue import (
     load_catalogue,
     materialise,
 )
-from harness.mutation.runner import judge
-from harness.plugin.report import SuiteReport, TestRecord
-from harness.project.paths import PROJECT_ROOT
-from harness.project.tutorials import list_tutorials
+from pling_harness.mutation.runner import judge
+from pling_harness.plugin.report import SuiteReport, TestRecord
+from pling_harness.project.tutorials import list_tutorials
+
+# The harness's own checkout: the project these tests check.
+PROJECT_ROOT = Path(__file__).resolve().parents[1]
 
 
 def make_tree(root: Path) -> Path:
-    (root / "fixtures" / "pling").mkdir(parents=True)
-    (root / "fixtures" / "pling" / "policy.js").write_text("return 'ask-always';\n")
+    (root / "fixtures" / "page").mkdir(parents=True)
+    (root / "pling_harness" / "web" / "runtime").mkdir(parents=True)
+    (root / "pling_harness" / "web" / "runtime" / "policy.js").write_text("return 'ask-always';\n")
     (root / "tutorials" / "t" / "checks").mkdir(parents=True)
     (root / "tutorials" / "t" / "checks" / "test_x.py").write_text("# checks are not served\n")
-    (root / "harness" / "server").mkdir(parents=True)
-    (root / "harness" / "server" / "gateway.py").write_text("ORIGIN_CHECK = True\n")
+    (root / "pling_harness" / "server").mkdir(parents=True)
+    (root / "pling_harness" / "server" / "gateway.py").write_text("ORIGIN_CHECK = True\n")
     (root / "tutorials" / "t" / "mutation" / "catalogue").mkdir(parents=True)
     (root / "tutorials" / "t" / "mutation" / "catalogue" / "a.json").write_text("{}\n")
-    (root / "harness" / "mutation").mkdir(parents=True)
-    (root / "harness" / "mutation" / "launch.py").write_text("# runs the copy's checks\n")
+    (root / "pling_harness" / "mutation").mkdir(parents=True)
+    (root / "pling_harness" / "mutation" / "launch.py").write_text("# runs the copy's checks\n")
     return root
 
 
@@ -45,7 +48,7 @@ def mutant(**overrides: object) -> Mutant:
     fields: dict[str, object] = {
         "name": "danger-asks-once",
         "description": "danger resolves to ask",
-        "file": "fixtures/pling/policy.js",
+        "file": "pling_harness/web/runtime/policy.js",
         "original": "'ask-always'",
         "replacement": "'ask'",
         "expected": ["ask_always_never_granted"],
@@ -57,8 +60,8 @@ def mutant(**overrides: object) -> Mutant:
 def test_materialise_applies_mutant_to_copy_only(tmp_path: Path) -> None:
     source = make_tree(tmp_path / "src")
     dest = materialise(mutant(), source_root=source, dest_root=tmp_path / "dest")
-    assert (dest / "fixtures/pling/policy.js").read_text() == "return 'ask';\n"
-    assert (source / "fixtures/pling/policy.js").read_text() == "return 'ask-always';\n"
+    assert (dest / "pling_harness/web/runtime/policy.js").read_text() == "return 'ask';\n"
+    assert (source / "pling_harness/web/runtime/policy.js").read_text() == "return 'ask-always';\n"
     assert not (dest / "tutorials/t/checks").exists()
 
 
@@ -68,7 +71,7 @@ def test_materialise_leaves_the_tutorials_mutation_folder_out_not_the_harness_on
     dest = materialise(None, source_root=make_tree(tmp_path / "src"), dest_root=tmp_path / "d")
 
     assert not (dest / "tutorials/t/mutation").exists()  # catalogue and plan: not served
-    assert (dest / "harness/mutation/launch.py").is_file()  # the copy's checks run from it
+    assert (dest / "pling_harness/mutation/launch.py").is_file()  # the copy's checks run from it
 
 
 def test_materialise_missing_original_raises_stale(tmp_path: Path) -> None:
@@ -79,22 +82,23 @@ def test_materialise_missing_original_raises_stale(tmp_path: Path) -> None:
 
 def test_materialise_ambiguous_original_raises_stale(tmp_path: Path) -> None:
     source = make_tree(tmp_path / "src")
-    (source / "fixtures/pling/policy.js").write_text("'ask-always' 'ask-always'\n")
+    (source / "pling_harness/web/runtime/policy.js").write_text("'ask-always' 'ask-always'\n")
     with pytest.raises(StaleMutant, match="occurs 2 times"):
         materialise(mutant(), source_root=source, dest_root=tmp_path / "d")
 
 
 def test_mutant_outside_system_under_test_is_rejected() -> None:
     with pytest.raises(ValueError, match="relative path under fixtures/"):
-        mutant(file="harness/evidence/guarantees.py")
+        mutant(file="pling_harness/evidence/guarantees.py")
 
 
 def test_materialise_server_mutant_changes_the_copied_harness_only(tmp_path: Path) -> None:
     source = make_tree(tmp_path / "src")
-    server_mutant = mutant(file="harness/server/gateway.py", original="True", replacement="False")
+    server_mutant = mutant(file="pling_harness/server/gateway.py", original="True",
+                           replacement="False")
     dest = materialise(server_mutant, source_root=source, dest_root=tmp_path / "dest")
-    assert (dest / "harness/server/gateway.py").read_text() == "ORIGIN_CHECK = False\n"
-    assert (source / "harness/server/gateway.py").read_text() == "ORIGIN_CHECK = True\n"
+    assert (dest / "pling_harness/server/gateway.py").read_text() == "ORIGIN_CHECK = False\n"
+    assert (source / "pling_harness/server/gateway.py").read_text() == "ORIGIN_CHECK = True\n"
 
 
 def test_load_catalogue_invalid_field_names_file_and_field(tmp_path: Path) -> None:
@@ -207,8 +211,8 @@ def test_covering_picks_one_mutant_per_guarantee_preferring_a_lone_expectation()
 def test_every_mutant_of_the_shipped_catalogues_is_fresh() -> None:
     # A source edit that moves a mutant's original text makes it stale; say so here, in
     # seconds, not only when a mutation run reaches that mutant.
-    catalogues = [tutorial.catalogue_directory() for tutorial in list_tutorials()
-                  if tutorial.catalogue_directory().is_dir()]
+    catalogues = [tutorial.catalogue_directory(PROJECT_ROOT) for tutorial in list_tutorials()
+                  if tutorial.catalogue_directory(PROJECT_ROOT).is_dir()]
     stale: list[str] = []
     for path in catalogues:
         for mutant in load_catalogue(path).mutants:
@@ -225,10 +229,20 @@ def test_every_mutant_of_the_shipped_catalogues_is_fresh() -> None:
 def test_mutate_list_names_every_mutant_of_the_page_and_runs_none(
     page: MutantPage, capsys: pytest.CaptureFixture[str],
 ) -> None:
-    catalogue = for_page(load_catalogue(catalogue_path("r-15")), page)
+    catalogue = for_page(load_catalogue(catalogue_path("r-15", PROJECT_ROOT)), page)
 
     code = main(["mutate", "r-15", "--list", "--page", page])
 
     listed = [line.split()[0] for line in capsys.readouterr().out.splitlines()]
     assert code == 0
     assert listed == [mutant.name for mutant in catalogue.mutants] and listed
+
+
+def test_catalogue_locales_apply_to_each_mutant_that_names_none() -> None:
+    mutant = {"name": "m", "description": "d", "file": "fixtures/x/app.js", "original": "a",
+              "replacement": "b", "expected": ["denial-respected"]}
+    catalogue = Catalogue.model_validate({"tutorial": "t", "locales": ["en"], "mutants": [
+        mutant, {**mutant, "name": "n", "locales": ["zh"]}]})
+
+    assert [m.locales for m in catalogue.mutants] == [("en",), ("zh",)]
+    assert Catalogue.model_validate({"tutorial": "t", "mutants": [mutant]}).mutants[0].locales == ()

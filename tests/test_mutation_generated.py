@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from harness.mutation.stryker.plan import (
+from pling_harness.mutation.stryker.plan import (
     Equivalent,
     Group,
     IgnoredLine,
@@ -22,15 +22,15 @@ from harness.mutation.stryker.plan import (
     load_plan,
     plan_path,
 )
-from harness.mutation.stryker.render import render_markdown, render_text
-from harness.mutation.stryker.report import (
+from pling_harness.mutation.stryker.render import render_markdown, render_text
+from pling_harness.mutation.stryker.report import (
     GroupOutcome,
     MutantRecord,
     ReportError,
     judge,
     read_report,
 )
-from harness.mutation.stryker.run import (
+from pling_harness.mutation.stryker.run import (
     FINGERPRINT_KEY,
     GroupPaths,
     check_command,
@@ -39,7 +39,15 @@ from harness.mutation.stryker.run import (
     prepare_incremental,
     stryker_config,
 )
-from harness.project.paths import PROJECT_ROOT
+from pling_harness.plugin.declared.matrix import declared_checks
+from pling_harness.project.action_table import (
+    ACTION_TABLE_FILE_NAME,
+    action_table_path,
+    load_action_table,
+)
+
+# The harness's own checkout: the project these tests check.
+PROJECT_ROOT = Path(__file__).resolve().parents[1]
 
 SOURCE = """export function resolvePolicy(decl) {
   if (decl.confirm === false) return "none";
@@ -73,7 +81,8 @@ def stryker_report() -> dict[str, Any]:
         "schemaVersion": "2",
         "thresholds": {"high": 80, "low": 60},
         "projectRoot": "/home/someone/pling",
-        "files": {"fixtures/pling/policy.js": {"language": "javascript", "source": SOURCE,
+        "files": {"pling_harness/web/runtime/policy.js": {
+                                              "language": "javascript", "source": SOURCE,
                                               "mutants": [
             mutant("1", "EqualityOperator", 'decl.confirm !== false', (2, 7), (2, 29),
                    "Killed", PYTEST_FAILURE),
@@ -106,7 +115,7 @@ def test_read_report_gives_each_mutant_its_original_code_and_line(report_file: P
 
     assert records["1"].original == "decl.confirm === false"
     assert records["1"].replacement == "decl.confirm !== false"
-    assert records["1"].where == "fixtures/pling/policy.js:2"
+    assert records["1"].where == "pling_harness/web/runtime/policy.js:2"
     assert records["1"].line_text == 'if (decl.confirm === false) return "none";'
 
 
@@ -175,7 +184,7 @@ def test_render_lists_every_survivor_with_its_classification(report_file: Path) 
     judgement = judge(read_report(report_file),
                       lambda r: "never shown" if r.id == "2" else None)
     plan = Plan(tutorial="t", groups=(Group(name="policy", mutate=(
-        MutateSpec(file="fixtures/pling/policy.js"),), checks=("test_x.py",)),))
+        MutateSpec(file="pling_harness/web/runtime/policy.js"),), checks=("test_x.py",)),))
     outcomes = [GroupOutcome(name="policy", report=report_file, seconds=75.0)]
 
     text = render_text(judgement, plan=plan, outcomes=outcomes)
@@ -183,14 +192,14 @@ def test_render_lists_every_survivor_with_its_classification(report_file: Path) 
                                when=dt.datetime(2026, 12, 1, tzinfo=dt.UTC),
                                command="pling-tutorial mutate t --generated")
 
-    assert "fixtures/pling/policy.js:2  StringLiteral  '\"none\"' -> '\"\"'  " \
+    assert "pling_harness/web/runtime/policy.js:2  StringLiteral  '\"none\"' -> '\"\"'  " \
            "[equivalent: never shown]" in text
-    assert "fixtures/pling/policy.js:4  StringLiteral" in text and "[OPEN]" in text
+    assert "pling_harness/web/runtime/policy.js:4  StringLiteral" in text and "[OPEN]" in text
     assert "DOES NOT meet the goal of 90.0%" in text
     assert markdown.startswith("Measured 2026-12-01 with `pling-tutorial mutate t --generated`")
     assert "**2 of 3 non-equivalent mutants detected (66.7%)**" in markdown
-    assert "| `fixtures/pling/policy.js:4` | StringLiteral | `` \"ask\" `` | `` \"\" `` | OPEN |" \
-        in markdown
+    assert ("| `pling_harness/web/runtime/policy.js:4` | StringLiteral | `` \"ask\" `` "
+            "| `` \"\" `` | OPEN |") in markdown
     assert "| policy | 1m15s |" in markdown
 
 
@@ -198,7 +207,7 @@ def test_render_lists_every_survivor_with_its_classification(report_file: Path) 
 
 
 def test_plan_of_r15_is_valid_and_every_group_resolves_today() -> None:
-    plan = load_plan(plan_path("r-15-confirmation-and-human-handoff"))
+    plan = load_plan(plan_path("r-15-confirmation-and-human-handoff", PROJECT_ROOT))
     checks = PROJECT_ROOT / "tutorials" / plan.tutorial / "checks"
 
     for group in plan.groups:
@@ -207,13 +216,20 @@ def test_plan_of_r15_is_valid_and_every_group_resolves_today() -> None:
 
 
 def test_plan_of_r15_names_only_check_functions_that_exist() -> None:
-    plan = load_plan(plan_path("r-15-confirmation-and-human-handoff"))
+    plan = load_plan(plan_path("r-15-confirmation-and-human-handoff", PROJECT_ROOT))
     checks = PROJECT_ROOT / "tutorials" / plan.tutorial / "checks"
+    generated = {check.id for check in declared_checks(
+        load_action_table(action_table_path(checks.parent)))}
     missing = []
     for group in plan.groups:
         for pattern in group.checks:
             file, _, test = pattern.partition("::")
             if not test:
+                continue
+            if file == ACTION_TABLE_FILE_NAME:  # a generated check: its id must be collected
+                if test.removeprefix("test_declared[").removesuffix("-en-chromium]") not in \
+                        generated:
+                    missing.append(f"{group.name}: {pattern}")
                 continue
             tree = ast.parse((checks / file).read_text(encoding="utf-8"))
             # A function, or a test class's method as pytest names it (`Class::method`).
@@ -228,51 +244,52 @@ def test_plan_of_r15_names_only_check_functions_that_exist() -> None:
 
 
 def test_mutate_range_is_exact_to_the_character_with_babels_end_column(tmp_path: Path) -> None:
-    runtime = tmp_path / "fixtures" / "pling"
+    runtime = tmp_path / "pling_harness" / "web" / "runtime"
     runtime.mkdir(parents=True)
     (runtime / "dock.js").write_text('a\nh({class: "x", "data-decision": "deny"});\nb\n',
                                      encoding="utf-8")
-    spec = MutateSpec(file="fixtures/pling/dock.js", start='"data-decision"', end='"deny"')
+    spec = MutateSpec(file="pling_harness/web/runtime/dock.js", start='"data-decision"',
+                      end='"deny"')
 
-    assert spec.stryker_pattern(tmp_path) == "fixtures/pling/dock.js:2:15-2:38"
+    assert spec.stryker_pattern(tmp_path) == "pling_harness/web/runtime/dock.js:2:15-2:38"
 
 
 def test_mutate_range_spans_lines_from_start_text_through_end_text(tmp_path: Path) -> None:
-    runtime = tmp_path / "fixtures" / "pling"
+    runtime = tmp_path / "pling_harness" / "web" / "runtime"
     runtime.mkdir(parents=True)
     (runtime / "dock.js").write_text("a\n  start();\n  b();\n  end();\n", encoding="utf-8")
-    spec = MutateSpec(file="fixtures/pling/dock.js", start="start();", end="end();")
+    spec = MutateSpec(file="pling_harness/web/runtime/dock.js", start="start();", end="end();")
 
-    assert spec.stryker_pattern(tmp_path) == "fixtures/pling/dock.js:2:2-4:8"
+    assert spec.stryker_pattern(tmp_path) == "pling_harness/web/runtime/dock.js:2:2-4:8"
 
 
 def test_mutate_range_end_text_twice_after_start_is_ambiguous(tmp_path: Path) -> None:
-    runtime = tmp_path / "fixtures" / "pling"
+    runtime = tmp_path / "pling_harness" / "web" / "runtime"
     runtime.mkdir(parents=True)
     (runtime / "dock.js").write_text("a\nstart\nend\nend\n", encoding="utf-8")
-    spec = MutateSpec(file="fixtures/pling/dock.js", start="start", end="end")
+    spec = MutateSpec(file="pling_harness/web/runtime/dock.js", start="start", end="end")
 
     with pytest.raises(PlanError, match="'end' occurs 2 times after line 2"):
         spec.stryker_pattern(tmp_path)
 
 
 def test_mutate_range_anchor_gone_says_the_plan_is_stale(tmp_path: Path) -> None:
-    (tmp_path / "fixtures" / "pling").mkdir(parents=True)
-    (tmp_path / "fixtures" / "pling" / "dock.js").write_text("a\n", encoding="utf-8")
-    spec = MutateSpec(file="fixtures/pling/dock.js", start="gone", end="a")
+    (tmp_path / "pling_harness" / "web" / "runtime").mkdir(parents=True)
+    (tmp_path / "pling_harness" / "web" / "runtime" / "dock.js").write_text("a\n", encoding="utf-8")
+    spec = MutateSpec(file="pling_harness/web/runtime/dock.js", start="gone", end="a")
 
     with pytest.raises(PlanError, match="'gone' is no longer found; update the plan"):
         spec.stryker_pattern(tmp_path)
 
 
 def test_mutate_spec_outside_the_runtime_is_refused() -> None:
-    with pytest.raises(ValueError, match=r"must be a \.js file under fixtures/pling/"):
-        MutateSpec(file="harness/server/app.py")
+    with pytest.raises(ValueError, match=r"must be a \.js file under pling_harness/web/runtime/"):
+        MutateSpec(file="pling_harness/server/app.py")
 
 
 def test_group_check_pattern_matching_nothing_is_stale(tmp_path: Path) -> None:
     (tmp_path / "test_a.py").write_text("", encoding="utf-8")
-    group = Group(name="g", mutate=(MutateSpec(file="fixtures/pling/a.js"),),
+    group = Group(name="g", mutate=(MutateSpec(file="pling_harness/web/runtime/a.js"),),
                   checks=("test_a.py", "test_gone*.py"))
 
     with pytest.raises(PlanError, match=r"check pattern 'test_gone\*\.py' matches no file"):
@@ -282,7 +299,7 @@ def test_group_check_pattern_matching_nothing_is_stale(tmp_path: Path) -> None:
 def test_group_check_files_keep_the_plan_order_each_once(tmp_path: Path) -> None:
     for name in ("test_a.py", "test_b.py", "test_c.py"):
         (tmp_path / name).write_text("", encoding="utf-8")
-    group = Group(name="g", mutate=(MutateSpec(file="fixtures/pling/a.js"),),
+    group = Group(name="g", mutate=(MutateSpec(file="pling_harness/web/runtime/a.js"),),
                   checks=("test_c.py", "test_*.py"))
 
     assert [Path(path).name for path in group.check_files(tmp_path)] == [
@@ -291,7 +308,7 @@ def test_group_check_files_keep_the_plan_order_each_once(tmp_path: Path) -> None
 
 def test_group_check_can_select_one_test_function_of_a_file(tmp_path: Path) -> None:
     (tmp_path / "test_a.py").write_text("", encoding="utf-8")
-    group = Group(name="g", mutate=(MutateSpec(file="fixtures/pling/a.js"),),
+    group = Group(name="g", mutate=(MutateSpec(file="pling_harness/web/runtime/a.js"),),
                   checks=("test_a.py::test_one", "test_a.py"))
 
     assert group.check_files(tmp_path) == (
@@ -300,13 +317,13 @@ def test_group_check_can_select_one_test_function_of_a_file(tmp_path: Path) -> N
 
 def test_plan_equivalence_matches_by_line_text_not_line_number() -> None:
     plan = Plan(tutorial="t", groups=(Group(name="g", mutate=(
-        MutateSpec(file="fixtures/pling/a.js"),), checks=("x.py",)),), equivalent=(
-        Equivalent(file="fixtures/pling/a.js", mutator="StringLiteral", replacement='""',
+        MutateSpec(file="pling_harness/web/runtime/a.js"),), checks=("x.py",)),), equivalent=(
+        Equivalent(file="pling_harness/web/runtime/a.js", mutator="StringLiteral", replacement='""',
                    line='return "ask";', reason="why"),))
 
-    assert plan.equivalence(file="fixtures/pling/a.js", mutator="StringLiteral",
+    assert plan.equivalence(file="pling_harness/web/runtime/a.js", mutator="StringLiteral",
                             replacement='""', line='    return "ask";') == "why"
-    assert plan.equivalence(file="fixtures/pling/a.js", mutator="StringLiteral",
+    assert plan.equivalence(file="pling_harness/web/runtime/a.js", mutator="StringLiteral",
                             replacement='"x"', line='return "ask";') is None
 
 
@@ -318,27 +335,30 @@ def test_check_command_serves_the_sandbox_loads_the_mutant_plugin_and_stops_at_a
     command = shlex.split(check_command(check_files=["/p/checks/test_a.py"],
                                         root=Path("/p"), locale="en", python="/venv/python"))
 
-    assert command[:4] == ["/venv/python", "-m", "pytest", "/p/checks/test_a.py"]
+    # The sandbox's own pling_harness, so the runtime it serves is the mutated one.
+    assert command[:3] == ["/venv/python", "pling_harness/mutation/launch.py",
+                           "/p/checks/test_a.py"]
     assert command[command.index("--pling-root") + 1] == "."
     assert command[command.index("--pling-locale") + 1] == "en"
-    assert "harness.mutation.stryker.browser_mutant" in command
+    assert "pling_harness.mutation.stryker.browser_mutant" in command
     assert {"-x", "-rf"} <= set(command)
 
 
 def test_stryker_config_for_r15_dock_mutates_line_ranges_with_the_command_runner() -> None:
-    plan = load_plan(plan_path("r-15-confirmation-and-human-handoff"))
+    plan = load_plan(plan_path("r-15-confirmation-and-human-handoff", PROJECT_ROOT))
     paths = GroupPaths(root=PROJECT_ROOT, tutorial_id=plan.tutorial, group="dock")
 
     config = stryker_config(plan=plan, group=plan.group("dock"), paths=paths, concurrency=1)
 
     assert config["testRunner"] == "command"
     assert {entry.split(":")[0] for entry in config["mutate"]} == {
-        "fixtures/pling/dock.js", "fixtures/pling/approval-card.js"}
+        "pling_harness/web/runtime/dock.js", "pling_harness/web/runtime/approval-card.js"}
     assert all(entry.count(":") == 3 for entry in config["mutate"])  # path:line:column-line:column
     assert config["incremental"] is True
     assert config["incrementalFile"] == (
         "tools/stryker/incremental/r-15-confirmation-and-human-handoff/dock.json")
     assert "/tutorials/*/checks" in config["ignorePatterns"]
+    assert "!/pling_harness" in config["ignorePatterns"]
     assert config["ignorers"] == ["pling"]
 
 
@@ -354,12 +374,12 @@ def test_compact_incremental_keeps_what_reuse_needs_and_the_killing_check(tmp_pa
     report = json.loads(path.read_text(encoding="utf-8"))
     assert report[FINGERPRINT_KEY] == "abc"
     assert "projectRoot" not in report
-    killed, *_ = report["files"]["fixtures/pling/policy.js"]["mutants"]
+    killed, *_ = report["files"]["pling_harness/web/runtime/policy.js"]["mutants"]
     assert killed["statusReason"] == (
         "FAILED ../../../tutorials/r-15/checks/test_rows.py::test_testbed_row[en-chromium]"
         " - AssertionError")
     assert "duration" not in killed and "description" not in killed
-    assert report["files"]["fixtures/pling/policy.js"]["source"] == SOURCE
+    assert report["files"]["pling_harness/web/runtime/policy.js"]["source"] == SOURCE
 
 
 def test_prepare_incremental_changed_fingerprint_drops_undetected_mutants(tmp_path: Path) -> None:
@@ -370,7 +390,7 @@ def test_prepare_incremental_changed_fingerprint_drops_undetected_mutants(tmp_pa
     dropped = prepare_incremental(path, "after")
 
     statuses = [m["status"] for m in json.loads(path.read_text(encoding="utf-8"))
-                ["files"]["fixtures/pling/policy.js"]["mutants"]]
+                ["files"]["pling_harness/web/runtime/policy.js"]["mutants"]]
     assert dropped == 3
     assert statuses == ["Killed", "Timeout", "Ignored"]
 
@@ -386,24 +406,26 @@ def test_prepare_incremental_same_fingerprint_keeps_every_result(tmp_path: Path)
 
 
 def test_plan_ignore_entry_whose_line_is_gone_is_stale(tmp_path: Path) -> None:
-    (tmp_path / "fixtures" / "pling").mkdir(parents=True)
-    (tmp_path / "fixtures" / "pling" / "a.js").write_text("const x = 1;\n", encoding="utf-8")
+    (tmp_path / "pling_harness" / "web" / "runtime").mkdir(parents=True)
+    (tmp_path / "pling_harness" / "web" / "runtime" / "a.js").write_text("const x = 1;\n",
+                                                                         encoding="utf-8")
     plan = Plan(tutorial="t", groups=(Group(name="g", mutate=(
-        MutateSpec(file="fixtures/pling/a.js"),), checks=("x.py",)),), ignore=(
-        IgnoredLine(file="fixtures/pling/a.js", line="const y = 2;", reason="why"),))
+        MutateSpec(file="pling_harness/web/runtime/a.js"),), checks=("x.py",)),), ignore=(
+        IgnoredLine(file="pling_harness/web/runtime/a.js", line="const y = 2;", reason="why"),))
 
     with pytest.raises(PlanError, match="'const y = 2;' is no longer a line of"):
-        plan.ignored_lines(tmp_path, ("fixtures/pling/a.js",))
+        plan.ignored_lines(tmp_path, ("pling_harness/web/runtime/a.js",))
 
 
 def test_stryker_config_hands_the_groups_ignored_lines_to_the_ignorer() -> None:
-    plan = load_plan(plan_path("r-15-confirmation-and-human-handoff"))
+    plan = load_plan(plan_path("r-15-confirmation-and-human-handoff", PROJECT_ROOT))
     paths = GroupPaths(root=PROJECT_ROOT, tutorial_id=plan.tutorial, group="executor")
 
     config = stryker_config(plan=plan, group=plan.group("executor"), paths=paths, concurrency=1)
 
     ignored = config["pling"]["ignore"]
-    assert ignored and {entry["file"] for entry in ignored} == {"fixtures/pling/executor.js"}
+    assert ignored
+    assert {entry["file"] for entry in ignored} == {"pling_harness/web/runtime/executor.js"}
     assert all(set(entry) == {"file", "line", "reason"} for entry in ignored)
 
 
@@ -412,12 +434,12 @@ def test_fingerprint_changes_with_a_check_file_or_the_checks_run_not_with_the_mu
 ) -> None:
     checks = tmp_path / "tutorials" / "t" / "checks"
     checks.mkdir(parents=True)
-    runtime = tmp_path / "fixtures" / "pling"
+    runtime = tmp_path / "pling_harness" / "web" / "runtime"
     runtime.mkdir(parents=True)
-    (tmp_path / "harness").mkdir()
+    (tmp_path / "fixtures").mkdir()
     (checks / "test_a.py").write_text("one", encoding="utf-8")
     (runtime / "policy.js").write_text("a", encoding="utf-8")
-    mutated = ["fixtures/pling/policy.js"]
+    mutated = ["pling_harness/web/runtime/policy.js"]
     before = fingerprint(tmp_path, "t", mutated, ["en", "test_a.py"])
 
     (runtime / "policy.js").write_text("b", encoding="utf-8")

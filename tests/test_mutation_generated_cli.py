@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
-from harness.cli import mutate as mutate_command
-from harness.cli.main import main
+from pling_harness.cli import mutate as mutate_command
+from pling_harness.cli.main import main
 
 
 @pytest.fixture

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import pytest
 
-from harness.mutation.stryker.browser_mutant import ACTIVE_MUTANT_ENV_VARIABLE
+from pling_harness.mutation.stryker.browser_mutant import ACTIVE_MUTANT_ENV_VARIABLE
 
 pytest_plugins = ["pytester"]
 
-PLUGIN = "harness.mutation.stryker.browser_mutant"
+PLUGIN = "pling_harness.mutation.stryker.browser_mutant"
 ACTIVE_MUTANT_SEEN_BY_THE_PAGE = """
 def test_page_sees(tutorial_page):
     seen = tutorial_page.evaluate("globalThis.__stryker__?.activeMutant ?? null")

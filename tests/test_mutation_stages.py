@@ -8,15 +8,21 @@ from pathlib import Path
 
 import pytest
 
-from harness.mutation import run_plugin
-from harness.mutation.catalogue import Mutant
-from harness.mutation.runner import SuiteInvocation, run_mutant
-from harness.plugin.report import SuiteReport, TestRecord
+from pling_harness.mutation import run_plugin
+from pling_harness.mutation.catalogue import Mutant
+from pling_harness.mutation.runner import SuiteInvocation, run_mutant
+from pling_harness.plugin.report import SuiteReport, TestRecord
 
 pytest_plugins = ["pytester"]
 
 TUTORIAL_ID = "r-15-confirmation-and-human-handoff"
-# Checks of two guarantees, alpha and beta, and one of neither.
+# The harness's own checkout, whose r-15 page the mutants below change.
+PROJECT_ROOT = Path(__file__).resolve().parents[1]
+ON_PROJECT = SuiteInvocation(tutorial_id=TUTORIAL_ID, source_root=PROJECT_ROOT)
+ON_PROJECT_FOCUSED = SuiteInvocation(tutorial_id=TUTORIAL_ID, source_root=PROJECT_ROOT,
+                                     focused=True)
+# Checks of two guarantees, "alpha" (denial-respected) and "beta" (no-silent-retry), and one
+# of neither (policy-table): real names, as a guarantee no one declared is a collection error.
 CHECKS = """
 import pytest
 
@@ -24,31 +30,31 @@ import pytest
 def broken():
     raise RuntimeError("a crash, not a failed check")
 
-@pytest.mark.guarantee("alpha")
+@pytest.mark.guarantee("denial-respected")
 def test_alpha_crashes(broken):
     pass
 
-@pytest.mark.guarantee("alpha")
+@pytest.mark.guarantee("denial-respected")
 def test_alpha_fails():
     assert False, "alpha broken"
 
-@pytest.mark.guarantee("alpha")
+@pytest.mark.guarantee("denial-respected")
 def test_alpha_would_fail_again():
     assert False, "alpha broken again"
 
-@pytest.mark.guarantee("beta")
+@pytest.mark.guarantee("no-silent-retry")
 def test_beta_holds():
     pass
 
-@pytest.mark.guarantee("beta")
+@pytest.mark.guarantee("no-silent-retry")
 def test_beta_fails():
     assert False, "beta broken"
 
-@pytest.mark.guarantee("beta")
+@pytest.mark.guarantee("no-silent-retry")
 def test_beta_after_the_kill():
     pass
 
-@pytest.mark.guarantee("gamma")
+@pytest.mark.guarantee("policy-table")
 def test_gamma_holds():
     pass
 """
@@ -60,13 +66,15 @@ def test_stop_at_kill_skips_a_guarantee_once_it_failed_and_stops_when_all_have(
     pytester.makepyfile(CHECKS)
 
     result = pytester.runpytest_subprocess(
-        "-p", "no:randomly", "-p", run_plugin.PLUGIN, "-rs", "--pling-guarantee", "alpha",
-        "--pling-guarantee", "beta", "--pling-stop-at-kill")
+        "-p", "no:randomly", "-p", run_plugin.PLUGIN, "-rs",
+        "--pling-guarantee", "denial-respected", "--pling-guarantee", "no-silent-retry",
+        "--pling-stop-at-kill")
 
     # The crash does not count: alpha's next check runs and fails; its third is skipped.
     result.assert_outcomes(errors=1, failed=2, passed=1, skipped=1, deselected=1)
-    result.stdout.fnmatch_lines(["*SKIPPED*a check of alpha has failed already*",
-                                 "*a check of each of alpha, beta has failed*"])
+    result.stdout.fnmatch_lines([
+        "*SKIPPED*a check of denial-respected has failed already*",
+        "*a check of each of denial-respected, no-silent-retry has failed*"])
     result.stdout.no_fnmatch_line("*test_beta_after_the_kill*PASSED*")
 
 
@@ -76,8 +84,8 @@ def test_skip_guarantee_leaves_out_the_checks_of_that_guarantee(
     pytester.makepyfile(CHECKS)
 
     result = pytester.runpytest_subprocess(
-        "-p", "no:randomly", "-p", run_plugin.PLUGIN, "--pling-skip-guarantee", "alpha",
-        "--pling-skip-guarantee", "beta")
+        "-p", "no:randomly", "-p", run_plugin.PLUGIN, "--pling-skip-guarantee", "denial-respected",
+        "--pling-skip-guarantee", "no-silent-retry")
 
     result.assert_outcomes(passed=1, deselected=6)
 
@@ -131,7 +139,7 @@ OTHERS_PASS = SuiteReport(tests=[record("c", "passed", "bilingual-copy")])
 def test_mutant_killed_by_its_own_checks_meets_nothing_else() -> None:
     suite = FakeSuite(KILLED)
 
-    result = run_mutant(app_mutant(), SuiteInvocation(tutorial_id=TUTORIAL_ID), run=suite)
+    result = run_mutant(app_mutant(), ON_PROJECT, run=suite)
 
     assert result.verdict == "killed"
     assert suite.stages == [{"only": ("denial-respected",), "skip": (), "stop_at_first": True}]
@@ -140,7 +148,7 @@ def test_mutant_killed_by_its_own_checks_meets_nothing_else() -> None:
 def test_mutant_its_checks_miss_meets_the_rest_of_the_suite_up_to_a_failure() -> None:
     suite = FakeSuite(NOT_KILLED, OTHERS_FAIL)
 
-    result = run_mutant(app_mutant(), SuiteInvocation(tutorial_id=TUTORIAL_ID), run=suite)
+    result = run_mutant(app_mutant(), ON_PROJECT, run=suite)
 
     assert result.verdict == "misattributed"
     assert suite.stages[1] == {"only": (), "skip": ("denial-respected",), "stop_at_first": True}
@@ -149,7 +157,7 @@ def test_mutant_its_checks_miss_meets_the_rest_of_the_suite_up_to_a_failure() ->
 def test_mutant_nothing_catches_survives() -> None:
     suite = FakeSuite(NOT_KILLED, OTHERS_PASS)
 
-    result = run_mutant(app_mutant(), SuiteInvocation(tutorial_id=TUTORIAL_ID), run=suite)
+    result = run_mutant(app_mutant(), ON_PROJECT, run=suite)
 
     assert result.verdict == "survived"
 
@@ -157,7 +165,7 @@ def test_mutant_nothing_catches_survives() -> None:
 def test_focused_mutant_its_checks_miss_is_not_tried_on_the_rest() -> None:
     suite = FakeSuite(NOT_KILLED)
 
-    result = run_mutant(app_mutant(), SuiteInvocation(tutorial_id=TUTORIAL_ID, focused=True),
+    result = run_mutant(app_mutant(), ON_PROJECT_FOCUSED,
                         run=suite)
 
     assert result.verdict == "survived"

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 import pytest
 
-from harness.mutation.catalogue import (
+from pling_harness.mutation.catalogue import (
     StaleMutant,
     catalogue_path,
     check_fresh,
@@ -14,15 +15,17 @@ from harness.mutation.catalogue import (
     for_page,
     load_catalogue,
 )
-from harness.mutation.render import render_run
-from harness.mutation.runner import SuiteInvocation, collect_guarantees, run_catalogue
-from harness.project.paths import PROJECT_ROOT
+from pling_harness.mutation.render import render_run
+from pling_harness.mutation.runner import SuiteInvocation, collect_guarantees, run_catalogue
+
+# The harness's own checkout: the project these tests check.
+PROJECT_ROOT = Path(__file__).resolve().parents[1]
 
 TUTORIAL_ID = "r-15-confirmation-and-human-handoff"
 
 
 def test_catalogue_every_mutant_still_matches_the_source() -> None:
-    catalogue = load_catalogue(catalogue_path(TUTORIAL_ID))
+    catalogue = load_catalogue(catalogue_path(TUTORIAL_ID, PROJECT_ROOT))
     stale = []
     for mutant in catalogue.mutants:
         try:
@@ -33,9 +36,10 @@ def test_catalogue_every_mutant_still_matches_the_source() -> None:
 
 
 def test_catalogue_names_only_guarantees_the_checks_declare() -> None:
-    catalogue = load_catalogue(catalogue_path(TUTORIAL_ID))
+    catalogue = load_catalogue(catalogue_path(TUTORIAL_ID, PROJECT_ROOT))
     also_run = sorted({path for mutant in catalogue.mutants for path in mutant.also_run})
-    declared = collect_guarantees(SuiteInvocation(tutorial_id=TUTORIAL_ID), also_run=also_run)
+    invocation = SuiteInvocation(tutorial_id=TUTORIAL_ID, source_root=PROJECT_ROOT)
+    declared = collect_guarantees(invocation, also_run=also_run)
     unknown = {g for mutant in catalogue.mutants for g in mutant.expected} - declared
     assert not unknown, f"mutants expect guarantees no check declares: {sorted(unknown)}"
 
@@ -46,8 +50,9 @@ def test_mutation_suite_every_guarantee_killed_by_a_mutant() -> None:
     # every guarantee is shown to fail within CI's time. `pling-tutorial mutate r-15 --focused`
     # runs the whole catalogue (its figure is in the README).
     # Our page's mutants: the React page's run against it with `--external --page react`.
-    catalogue = covering(for_page(load_catalogue(catalogue_path(TUTORIAL_ID)), "ours"))
-    invocation = SuiteInvocation(tutorial_id=TUTORIAL_ID, focused=True)
+    whole = load_catalogue(catalogue_path(TUTORIAL_ID, PROJECT_ROOT))
+    catalogue = covering(for_page(whole, "ours"))
+    invocation = SuiteInvocation(tutorial_id=TUTORIAL_ID, source_root=PROJECT_ROOT, focused=True)
     also_run = sorted({path for mutant in catalogue.mutants for path in mutant.also_run})
     declared = collect_guarantees(invocation, also_run=also_run)
     jobs = max(1, os.cpu_count() or 1)
@@ -62,9 +67,9 @@ def test_react_page_mutants_each_killed_against_the_served_react_page() -> None:
     # React-shaped bugs (StrictMode, a ref that never unbinds, an unmounted control, a
     # reformatted code field, …), each copy served by `dev --page react` (Vite) and checked
     # with --base-url, as a user checks their own page.
-    catalogue = for_page(load_catalogue(catalogue_path(TUTORIAL_ID)), "react")
-    invocation = SuiteInvocation(tutorial_id=TUTORIAL_ID, focused=True, external=True,
-                                 page="react")
+    catalogue = for_page(load_catalogue(catalogue_path(TUTORIAL_ID, PROJECT_ROOT)), "react")
+    invocation = SuiteInvocation(tutorial_id=TUTORIAL_ID, source_root=PROJECT_ROOT, focused=True,
+                                 external=True, page="react")
     declared = frozenset(g for mutant in catalogue.mutants for g in mutant.expected)
 
     run = run_catalogue(catalogue, invocation, jobs=1, declared_guarantees=declared)

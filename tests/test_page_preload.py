@@ -4,7 +4,7 @@ wave per level of imports.
 
 The graph is computed here from the import statements, fetched through the fixture server's
 own routes. The pages' own markup names no module inside the runtime: the server writes the
-runtime's lines at the page's marker from the runtime's imports (`harness.server.preload`),
+runtime's lines at the page's marker from the runtime's imports (`pling_harness.server.preload`),
 so a runtime laid out differently is preloaded as it is laid out, without 404s.
 """
 
@@ -20,17 +20,21 @@ from urllib.parse import urljoin, urlsplit
 import httpx
 import pytest
 
-from harness.project.paths import FIXTURES_DIR_NAME, PROJECT_ROOT
-from harness.server.preload import (
+from pling_harness.project.paths import FIXTURES_DIR_NAME, TESTBED_DIR
+from pling_harness.server.preload import (
     RUNTIME_PRELOAD_MARKER,
     runtime_module_graph,
     with_runtime_preloads,
 )
-from harness.server.runner import TutorialServer
+from pling_harness.server.runner import TutorialServer
+
+# The harness's own checkout: the project these tests check.
+PROJECT_ROOT = Path(__file__).resolve().parents[1]
 
 # Pages whose module graphs are preloaded, by path on the fixture server, and their files.
 PAGES = ("/", "/testbed/")
-PAGE_FILES = ("r-15-confirmation-and-human-handoff/index.html", "pling-testbed/index.html")
+PAGE_FILES = (PROJECT_ROOT / FIXTURES_DIR_NAME / "r-15-confirmation-and-human-handoff"
+              / "index.html", TESTBED_DIR / "index.html")
 # What a page may name of the runtime: its public entry and its stylesheet.
 RUNTIME_PUBLIC = ("/pling/index.js", "/pling/dock.css")
 # A static import or re-export written at the start of a line, as the runtime and the pages
@@ -153,9 +157,9 @@ def test_page_preloads_its_whole_module_graph(client: httpx.Client, page_path: s
         + "\n".join(link_line(path) for path in wrong_kind))
 
 
-@pytest.mark.parametrize("page_file", PAGE_FILES)
-def test_page_markup_names_no_module_inside_the_runtime(page_file: str) -> None:
-    markup_text = (PROJECT_ROOT / FIXTURES_DIR_NAME / page_file).read_text(encoding="utf-8")
+@pytest.mark.parametrize("page_file", PAGE_FILES, ids=lambda path: path.parent.name)
+def test_page_markup_names_no_module_inside_the_runtime(page_file: Path) -> None:
+    markup_text = page_file.read_text(encoding="utf-8")
     markup = PageMarkup()
     markup.feed(markup_text)
     assert RUNTIME_PRELOAD_MARKER in markup_text, f"{page_file} has no {RUNTIME_PRELOAD_MARKER}"

@@ -6,21 +6,25 @@ from __future__ import annotations
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import pytest
 from playwright.sync_api import Page, Route
 
-from harness.browser.pages import (
+from pling_harness.browser.pages import (
     READY_ATTRIBUTE,
     READY_VALUE,
     expect_ready,
     open_page,
     when_ready,
 )
-from harness.browser.pages import testbed_url as url_of_testbed  # not a test
-from harness.project.paths import FIXTURES_DIR_NAME, PROJECT_ROOT, TUTORIALS_DIR_NAME
-from harness.project.tutorials import load_tutorial
-from harness.server.runner import TutorialServer
+from pling_harness.browser.pages import testbed_url as url_of_testbed  # not a test
+from pling_harness.project.paths import FIXTURES_DIR_NAME, TUTORIALS_DIR_NAME
+from pling_harness.project.tutorials import load_tutorial
+from pling_harness.server.runner import TutorialServer
+
+# The harness's own checkout: the project these tests check.
+PROJECT_ROOT = Path(__file__).resolve().parents[1]
 
 R15 = "r-15-confirmation-and-human-handoff"
 DECLARED_SIGNAL = f'{READY_ATTRIBUTE}="false"'
@@ -28,17 +32,21 @@ DECLARED_SIGNAL = f'{READY_ATTRIBUTE}="false"'
 
 @pytest.fixture(scope="module")
 def unsignalled_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A copy of the project whose r-15 page and testbed do not declare the ready signal
-    (their scripts still set it: the harness must not care once the markup said nothing)."""
+    """A copy of the project whose r-15 page does not declare the ready signal (its script
+    still sets it: the harness must not care once the markup said nothing)."""
     root = tmp_path_factory.mktemp("unsignalled")
-    shutil.copytree(PROJECT_ROOT / FIXTURES_DIR_NAME, root / FIXTURES_DIR_NAME)
+    # r-15's page only: the runtime is served from the package, and the other pages' folders
+    # hold their node_modules (over a gigabyte to copy).
+    shutil.copytree(PROJECT_ROOT / FIXTURES_DIR_NAME / R15, root / FIXTURES_DIR_NAME / R15)
     shutil.copytree(PROJECT_ROOT / TUTORIALS_DIR_NAME / R15, root / TUTORIALS_DIR_NAME / R15)
-    for page in (root / FIXTURES_DIR_NAME / R15 / "index.html",
-                 root / FIXTURES_DIR_NAME / "pling-testbed" / "index.html"):
-        markup = page.read_text(encoding="utf-8")
-        assert DECLARED_SIGNAL in markup, f"{page} no longer declares the ready signal"
-        page.write_text(markup.replace(DECLARED_SIGNAL, ""), encoding="utf-8")
+    page = root / FIXTURES_DIR_NAME / R15 / "index.html"
+    page.write_text(without_signal(page.read_text(encoding="utf-8")), encoding="utf-8")
     return root
+
+
+def without_signal(markup: str) -> str:
+    assert DECLARED_SIGNAL in markup, "the page no longer declares the ready signal"
+    return markup.replace(DECLARED_SIGNAL, "")
 
 
 @pytest.fixture
@@ -98,8 +106,14 @@ def test_page_without_ready_signal_is_waited_on_by_its_ready_condition(
 
 
 def test_testbed_without_ready_signal_is_waited_on_by_its_data_ready(
-    page: Page, unsignalled_server: TutorialServer
+    page: Page, signalled_server: TutorialServer
 ) -> None:
-    open_page(page, url_of_testbed(unsignalled_server.url, "en"))
+    # The testbed is the package's own file: the server's answer loses the signal on its way.
+    def unsignalled(route: Route) -> None:
+        answer = route.fetch()
+        route.fulfill(response=answer, body=without_signal(answer.text()))
+
+    page.route(lambda url: urlsplit(url).path == "/testbed/", unsignalled)
+    open_page(page, url_of_testbed(signalled_server.url, "en"))
 
     assert page.get_by_test_id("testbed").get_attribute("data-ready") == "true"

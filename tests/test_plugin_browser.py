@@ -7,13 +7,13 @@ from pathlib import Path
 
 import pytest
 
-from harness.plugin.report import SuiteReport
+from pling_harness.plugin.report import SuiteReport
 
 pytest_plugins = ["pytester"]
 
 BROKEN_PROMISE_CHECK = """
 import pytest
-from harness.evidence import guarantees
+from pling_harness.evidence import guarantees
 
 @pytest.mark.guarantee("model-received")
 def test_denied_archive_counted_as_success(tutorial_page, dock, timeline):
@@ -35,9 +35,8 @@ def test_failing_guarantee_fails_the_run_with_a_readable_timeline(
         "*guarantee 'model-received' violated: expected the model to receive OK for "
         "archive_workspace, it received: archive_workspace (call_1) → PERMISSION_DENIED",
         "*timeline (page = in-page probe*",
-        "*page*SHOWN approval action=archive_workspace policy=ask-always buttons: pling-deny, "
-        "pling-approve",
-        "*page*user click on pling-deny (data-decision=deny)",
+        "*page*SHOWN approval action=archive_workspace policy=ask-always always=no",
+        "*page*user click on deny (decision deny)",
         "*server*model request carrying tool result(s) call_1*PERMISSION_DENIED*",
     ])
     [record] = SuiteReport.read(report).tests

@@ -5,13 +5,13 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import Page, expect
 
-from harness.browser.dock import Dock
-from harness.browser.pages import CLOCK_PAUSED_AT, reload_page
-from harness.evidence import guarantees
-from harness.evidence.guarantees import GuaranteeViolation
-from harness.evidence.timeline import Timeline
-from harness.server.model.handle import ModelHandle
-from harness.server.runner import TutorialServer
+from pling_harness.browser.dock import Dock
+from pling_harness.browser.pages import CLOCK_PAUSED_AT, reload_page
+from pling_harness.evidence import guarantees
+from pling_harness.evidence.guarantees import GuaranteeViolation
+from pling_harness.evidence.timeline import Timeline
+from pling_harness.server.model.handle import ModelHandle
+from pling_harness.server.runner import TutorialServer
 
 pytestmark = pytest.mark.parametrize("locale", ["en"])
 

@@ -8,15 +8,15 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Playwright
 
-from harness.browser.chromium import (
+from pling_harness.browser.chromium import (
     NO_CHROMIUM_HELP,
     QUIET_NETWORK_ARGS,
     ChromiumChoice,
     find_chromium,
     playwright_chromium_path,
 )
-from harness.plugin.overrides import chromium_launch_args
-from harness.plugin.report import SuiteReport
+from pling_harness.plugin.overrides import chromium_launch_args
+from pling_harness.plugin.report import SuiteReport
 
 pytest_plugins = ["pytester"]
 
@@ -118,13 +118,13 @@ def test_guarantee_marker_without_a_name_is_a_usage_error(pytester: pytest.Pytes
     result.stderr.fnmatch_lines(["*guarantee takes exactly one name*"])
 
 
-def test_root_option_without_fixtures_folder_is_a_usage_error(
+def test_root_option_without_tutorials_folder_is_a_usage_error(
     pytester: pytest.Pytester, tmp_path: Path
 ) -> None:
     pytester.makepyfile(LOCALE_TEST)
     result = pytester.runpytest_subprocess("--pling-root", str(tmp_path))
     assert result.ret == pytest.ExitCode.USAGE_ERROR
-    result.stderr.fnmatch_lines(["*--pling-root*has no fixtures/ or tutorials/ folder*"])
+    result.stderr.fnmatch_lines(["*--pling-root*has no tutorials/ folder*"])
 
 
 LAUNCH_ARGS_TEST = """
@@ -161,7 +161,7 @@ def test_launch_args_override_wins_when_pling_loads_before_pytest_playwright(
 ) -> None:
     # -p loads our plugin before any entry point; the override must still win.
     args = _launch_args(pytester, tmp_path / "args.json", "-p", "no:pling",
-                        "-p", "harness.plugin.plugin", "--browser-channel", "chrome")
+                        "-p", "pling_harness.plugin.plugin", "--browser-channel", "chrome")
     assert args["channel"] == "chrome"
     assert list(QUIET_NETWORK_ARGS) == args["args"]
 

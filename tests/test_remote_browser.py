@@ -1,5 +1,5 @@
 """--pling-connect: checks run in a browser another process serves (Playwright's browser server,
-started here on 127.0.0.1 with the system Chromium by harness.browser.remote). The served
+started here on 127.0.0.1 with the system Chromium by pling_harness.browser.remote). The served
 browser carries a user agent of its own, so a check can tell it is the one driving."""
 
 from __future__ import annotations
@@ -13,10 +13,12 @@ from pathlib import Path
 import pytest
 from playwright._impl._driver import compute_driver_executable, get_driver_env
 
-from harness.browser.remote import BrowserServer
-from harness.plugin.report import SuiteReport
-from harness.project.paths import PROJECT_ROOT
-from harness.server.runner import TutorialServer
+from pling_harness.browser.remote import BrowserServer
+from pling_harness.plugin.report import SuiteReport
+from pling_harness.server.runner import TutorialServer
+
+# The harness's own checkout: the project these tests check.
+PROJECT_ROOT = Path(__file__).resolve().parents[1]
 
 pytest_plugins = ["pytester"]
 
@@ -26,8 +28,11 @@ CHECKS = PROJECT_ROOT / "tutorials" / "r-15-confirmation-and-human-handoff" / "c
 # the check (handoff timeout), init scripts and the probe's binding (every timeline),
 # trusted user clicks, and the gallery's screenshots (--pling-html).
 OVER_THE_CONNECTION = (
-    "default_timeout_counts_down or always_allow_lets or whole_publish_handoff"
-    " or cancel_reports_handoff or forged_always_allow_for_reset_is_not_honoured and user-click")
+    "publish_changes-handoff-timeout or save_workspace_name-session-grant-for-ask"
+    " or publish_changes-success-only-after-published or publish_changes-handoff-cancel"
+    " or reset_workspace-ask-always-never-granted")
+# The checks generated from r-15's action table sit beside its checks folder.
+ACTION_TABLE = CHECKS.parent / "actions.json"
 SERVED_BROWSER_PROBE = f"""
 import pytest
 
@@ -40,7 +45,7 @@ def test_runs_in_the_served_browser(tutorial_page, dock, say):
 # A page served elsewhere: its model endpoint answered by a Playwright route, in the browser.
 EXTERNAL_CHECK = """
 import pytest
-from harness import calling, guarantees, tool_call
+from pling_harness import calling, guarantees, tool_call
 
 @pytest.mark.guarantee("approval-before-side-effects")
 def test_archive_approved(tutorial_page, dock, timeline, model, tutorial_server, say):
@@ -72,7 +77,7 @@ def test_r15_checks_pass_in_a_browser_served_by_another_process(
     report = tmp_path / "report"
 
     result = subprocess.run(
-        [sys.executable, "-m", "pytest", str(CHECKS), str(probe), "--rootdir",
+        [sys.executable, "-m", "pytest", str(CHECKS), str(ACTION_TABLE), str(probe), "--rootdir",
          str(PROJECT_ROOT), "-p", "no:cacheprovider", "--pling-locale", "en",
          "-k", f"runs_in_the_served_browser or {OVER_THE_CONNECTION}",
          "--pling-connect", endpoint(browser_server), "--pling-html", str(report)],
@@ -148,7 +153,7 @@ def test_check_passes_in_a_browser_that_playwright_run_server_launched(
 
 BROKEN_PROMISE_CHECK = """
 import pytest
-from harness.evidence import guarantees
+from pling_harness.evidence import guarantees
 
 @pytest.mark.guarantee("model-received")
 def test_denied_archive_counted_as_success(tutorial_page, dock, timeline):

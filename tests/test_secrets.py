@@ -11,13 +11,13 @@ from dataclasses import dataclass, field
 import pytest
 from playwright.sync_api import Page, Request, Response, expect
 
-from harness.browser.dock import Dock
-from harness.evidence import guarantees
-from harness.evidence.timeline import Timeline
-from harness.plugin.options import pling_root
-from harness.project.tutorials import TutorialError, load_tutorial
-from harness.server.model.fake_upstream import Fail, FakeUpstream, Malformed
-from harness.server.runner import TutorialServer
+from pling_harness.browser.dock import Dock
+from pling_harness.evidence import guarantees
+from pling_harness.evidence.timeline import Timeline
+from pling_harness.plugin.options import required_root
+from pling_harness.project.tutorials import TutorialError, load_tutorial
+from pling_harness.server.model.fake_upstream import Fail, FakeUpstream, Malformed
+from pling_harness.server.runner import TutorialServer
 
 # What a user types, per locale (matched by the tutorial's model rules).
 ASK = {
@@ -40,7 +40,7 @@ def api_key() -> str:
 @pytest.fixture
 def upstream(tutorial_id: str, pytestconfig: pytest.Config) -> Iterator[FakeUpstream]:
     """The OpenAI-compatible upstream, echoing the Authorization it receives in every reply."""
-    root = pling_root(pytestconfig)
+    root = required_root(pytestconfig)
     try:
         tutorial = load_tutorial(tutorial_id, root)
     except TutorialError as error:
@@ -52,7 +52,7 @@ def upstream(tutorial_id: str, pytestconfig: pytest.Config) -> Iterator[FakeUpst
 @pytest.fixture
 def tutorial_server(upstream: FakeUpstream, api_key: str, tutorial_id: str,
                     pytestconfig: pytest.Config) -> Iterator[TutorialServer]:
-    with TutorialServer(tutorial=tutorial_id, root=pling_root(pytestconfig),
+    with TutorialServer(tutorial=tutorial_id, root=required_root(pytestconfig),
                         environ=upstream.environ(api_key=api_key)) as server:
         yield server
 

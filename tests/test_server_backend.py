@@ -1,4 +1,4 @@
-"""A tutorial's business API is its own backend.py (harness/server/backend.py): the fixture
+"""A tutorial's business API is its own backend.py (pling_harness/server/backend.py): the fixture
 server mounts what it declares, guarded and logged, and knows no tutorial's state itself."""
 
 from __future__ import annotations
@@ -12,11 +12,14 @@ import httpx
 import pytest
 from pydantic import ValidationError
 
-from harness.project.business_state import BusinessState, declared_state_model
-from harness.project.paths import FIXTURES_DIR_NAME, PROJECT_ROOT, TUTORIALS_DIR_NAME
-from harness.project.tutorials import TutorialError
-from harness.server.backend import BACKEND_FILE_NAME, tutorial_backend
-from harness.server.runner import TutorialServer
+from pling_harness.project.business_state import BusinessState, declared_state_model
+from pling_harness.project.paths import FIXTURES_DIR_NAME, TUTORIALS_DIR_NAME
+from pling_harness.project.tutorials import TutorialError
+from pling_harness.server.backend import BACKEND_FILE_NAME, tutorial_backend
+from pling_harness.server.runner import TutorialServer
+
+# The harness's own checkout: the project these tests check.
+PROJECT_ROOT = Path(__file__).resolve().parents[1]
 
 R15_ID = "r-15-confirmation-and-human-handoff"
 JSON = {"Content-Type": "application/json"}
@@ -25,8 +28,8 @@ JSON = {"Content-Type": "application/json"}
 COUNTER_BACKEND = '''
 from __future__ import annotations
 
-from harness import BusinessApi, BusinessError, BusinessRoute, BusinessState, StateStore
-from harness import StrictBody
+from pling_harness import BusinessApi, BusinessError, BusinessRoute, BusinessState, StateStore
+from pling_harness import StrictBody
 
 
 class Counter(BusinessState):

@@ -8,14 +8,14 @@ from typing import Any
 import httpx
 import pytest
 
-from harness.server.model.provider import (
+from pling_harness.server.model.provider import (
     ProviderError,
     ProviderTimeout,
     ProviderUnavailable,
 )
-from harness.server.model.scripted import ScriptedModel
-from harness.server.model.wire import AssistantMessage, ChatCompletion, ModelRequest
-from harness.server.runner import TutorialServer
+from pling_harness.server.model.scripted import ScriptedModel
+from pling_harness.server.model.wire import AssistantMessage, ChatCompletion, ModelRequest
+from pling_harness.server.runner import TutorialServer
 
 TOOL_NAMES = ["get_workspace", "save_workspace_name", "archive_workspace", "reset_workspace",
               "publish_changes"]
@@ -162,7 +162,8 @@ def test_gateway_json_content_type_with_charset_is_accepted(client: httpx.Client
          "temperature"),
         ({"messages": [{"role": "robot", "content": "hi"}]}, "messages.0"),
         ({"messages": [{"role": "user", "content": "hi", "name": "x"}]}, "messages.0.user.name"),
-        ({"messages": [{"role": "user", "content": "hi"}], "locale": "fr"}, "locale"),
+        ({"messages": [{"role": "user", "content": "hi"}], "locale": "french"}, "locale"),
+        ({"messages": [{"role": "user", "content": "hi"}], "locale": "<b>"}, "locale"),
         ({"messages": [{"role": "tool", "content": "{}"}]}, "messages.0.tool.tool_call_id"),
         ({"messages": [{"role": "user", "content": "hi"}], "tools": [{"type": "function"}]},
          "tools.0.function"),
@@ -277,7 +278,10 @@ def test_gateway_provider_fault_answers_mapped_status(
     assert error.detail
 
 
-@pytest.mark.parametrize(("locale", "expected"), [("zh", "模型"), ("en", "The model")])
+@pytest.mark.parametrize(("locale", "expected"), [
+    ("zh", "模型"), ("zh-CN", "模型"), ("en", "The model"),
+    ("ja", "The model"),  # a locale the gateway has no words of its own for: English
+])
 def test_gateway_fault_message_speaks_the_requests_locale(locale: str, expected: str) -> None:
     with (
         serve_with(FixedProvider(ProviderTimeout("slow"))) as server,
@@ -286,6 +290,15 @@ def test_gateway_fault_message_speaks_the_requests_locale(locale: str, expected:
         response = client.post("/api/model", json=model_request(locale=locale))
 
     assert expected in response.json()["message"]
+
+
+def test_gateway_passes_any_locale_a_page_speaks_to_the_model(
+    client: httpx.Client, model: ScriptedModel
+) -> None:
+    response = client.post("/api/model", json=model_request(locale="ja"))
+
+    assert response.status_code == 200
+    assert model.requests[0].locale == "ja"
 
 
 def test_gateway_scripted_provider_error_is_raised_as_fault(

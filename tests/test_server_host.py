@@ -8,8 +8,8 @@ from collections.abc import Iterator
 import httpx
 import pytest
 
-from harness.server.host import ServerHost
-from harness.server.runner import SEAT_HEADER, TutorialServer
+from pling_harness.server.host import ServerHost
+from pling_harness.server.runner import SEAT_HEADER, TutorialServer
 
 ARCHIVE = "/api/workspace/archive"
 

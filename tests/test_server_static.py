@@ -9,9 +9,11 @@ from pathlib import Path
 import httpx
 import pytest
 
-from harness.project.paths import PROJECT_ROOT
-from harness.server.runner import TutorialServer
-from harness.server.static import CACHE_FOR_A_RUN, NO_STORE
+from pling_harness.server.runner import TutorialServer
+from pling_harness.server.static import CACHE_FOR_A_RUN, NO_STORE
+
+# The harness's own checkout: the project these tests check.
+PROJECT_ROOT = Path(__file__).resolve().parents[1]
 
 R15 = "r-15-confirmation-and-human-handoff"
 
@@ -25,9 +27,7 @@ def root(tmp_path_factory: pytest.TempPathFactory) -> Path:
         f"fixtures/{R15}/app.js": "export const page = 1;",
         f"fixtures/{R15}/styles.css": "body {}",
         f"fixtures/{R15}/parts/index.html": "<p>part</p>",
-        "fixtures/pling/index.js": "export * from './registry.js';",
-        "fixtures/pling/locales/en.json": '{"dock.send": "Send"}',
-        "fixtures/pling-testbed/index.html": "<!doctype html><title>testbed</title>",
+        # No runtime or testbed here: the server serves the package's own.
         f"tutorials/{R15}/copy/zh.json": '{"page.title": "工作区设置"}',
         "secret.txt": "outside the served folders",
     }
@@ -59,7 +59,7 @@ def client(root: Path) -> Iterator[httpx.Client]:
         ("/parts/", "text/html", "part"),
         ("/pling/index.js", "text/javascript", "registry.js"),
         ("/pling/locales/en.json", "application/json", "dock.send"),
-        ("/testbed/", "text/html", "<title>testbed</title>"),
+        ("/testbed/", "text/html", "<title>pling testbed</title>"),
         ("/copy/zh.json", "application/json", "工作区设置"),
     ],
 )

@@ -5,7 +5,7 @@ from __future__ import annotations
 import httpx
 import pytest
 
-from harness.server.runner import TutorialServer
+from pling_harness.server.runner import TutorialServer
 
 
 def test_testbed_run_counts_calls_per_action(client: httpx.Client) -> None:

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import httpx
 import pytest
 
-from harness import BusinessState, tutorial_backend
-from harness.project.paths import PROJECT_ROOT
-from harness.server.runner import TutorialServer
+from pling_harness import BusinessState, tutorial_backend
+from pling_harness.server.runner import TutorialServer
+
+# The harness's own checkout: the project these tests check.
+PROJECT_ROOT = Path(__file__).resolve().parents[1]
 
 # r-15's own state, from its backend.py (the harness names no tutorial's state).
 R15_BACKEND = tutorial_backend(PROJECT_ROOT / "tutorials" / "r-15-confirmation-and-human-handoff")

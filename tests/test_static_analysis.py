@@ -9,7 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from harness.project.paths import PROJECT_ROOT
+# The harness's own checkout: the project these tests check.
+PROJECT_ROOT = Path(__file__).resolve().parents[1]
+
 
 VENV_BIN = Path(sys.executable).parent
 TSC = PROJECT_ROOT / "tools" / "typecheck" / "node_modules" / ".bin" / "tsc"
@@ -39,7 +41,7 @@ def tool(name: str) -> str:
     return found
 
 
-@pytest.mark.parametrize("targets", MYPY_TARGETS, ids=lambda t: " ".join(t) or "harness")
+@pytest.mark.parametrize("targets", MYPY_TARGETS, ids=lambda t: " ".join(t) or "pling_harness")
 def test_mypy_strict_reports_no_error(targets: list[str]) -> None:
     result = run([tool("mypy"), "--strict", *targets])
     assert result.returncode == 0, result.stdout + result.stderr
@@ -69,4 +71,33 @@ def test_tsc_checks_the_react_page_and_bindings() -> None:
         pytest.fail(f"React's types are not installed in {REACT_PAGE}; run ./scripts/bootstrap "
                     "(it runs npm ci there; needs Node.js >= 20.19)")
     result = run([str(TSC), "-p", str(REACT_PAGE / "tsconfig.json")])
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+AI_SDK_PAGE = PROJECT_ROOT / "fixtures" / "r-15-ai-sdk"
+
+
+def test_tsc_checks_the_ai_sdk_page_and_its_server() -> None:
+    """The AI SDK page (TSX), its chat route and Vite config against the AI SDK's, React's
+    and Node's own types, with the TypeScript the runtime is checked with."""
+    if not TSC.exists():
+        pytest.fail(f"{TSC} is missing; run ./scripts/bootstrap (it installs TypeScript with npm)")
+    if not (AI_SDK_PAGE / "node_modules" / "ai").is_dir():
+        pytest.fail(f"the AI SDK page's packages are not installed in {AI_SDK_PAGE}; run "
+                    "./scripts/bootstrap (it runs npm ci there)")
+    result = run([str(TSC), "-p", str(AI_SDK_PAGE / "tsconfig.json")])
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+COPILOTKIT_PAGE = PROJECT_ROOT / "fixtures" / "r-15-copilotkit"
+
+
+def test_tsc_checks_the_copilotkit_page() -> None:
+    """The CopilotKit page, its runtime plugin and Vite config, against CopilotKit's own types
+    and with the TypeScript its lock pins."""
+    page_tsc = COPILOTKIT_PAGE / "node_modules" / ".bin" / "tsc"
+    if not page_tsc.exists():
+        pytest.fail(f"The CopilotKit page is not installed in {COPILOTKIT_PAGE}; run "
+                    "./scripts/bootstrap (it runs npm ci there; needs Node.js >= 20.19)")
+    result = run([str(page_tsc), "-p", str(COPILOTKIT_PAGE / "tsconfig.json")])
     assert result.returncode == 0, result.stdout + result.stderr

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from harness.browser.preflight import CheckedTarget, TargetFacts
-from harness.plugin.external import CHECKED_TARGET_ENV
+from pling_harness.browser.preflight import CheckedTarget, TargetFacts
+from pling_harness.plugin.external import CHECKED_TARGET_ENV
 
 pytest_plugins = ["pytester"]
 

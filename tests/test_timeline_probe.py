@@ -7,9 +7,10 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import Page
 
-from harness.browser.dock import Dock
-from harness.evidence.records import Mark
-from harness.evidence.timeline import Timeline
+from pling_harness.browser.dock import Dock
+from pling_harness.evidence import guarantees
+from pling_harness.evidence.records import Mark
+from pling_harness.evidence.timeline import Timeline
 
 pytestmark = pytest.mark.parametrize("locale", ["en"])
 
@@ -18,11 +19,11 @@ CUT_THE_BINDING = "() => { delete window.__plingProbeReport; }"
 # Page script that sends the binding an entry numbered far ahead of the document's own.
 FORGE_AHEAD = """() => window.__plingProbeReport([{
   doc: window.__plingProbe.docId, seq: 100000, kind: "click",
-  data: {testid: "forged", decision: null, target: null, trusted: false}}])"""
+  data: {control: "forged", decision: null, target: null, trusted: false}}])"""
 
 
 def approvals_shown(timeline: Timeline, since: Mark) -> list[str | None]:
-    return [card.attributes.get("data-action") for card in timeline.shown("pling-approval", since)]
+    return [card.action for card in timeline.shown("approval", since)]
 
 
 def keys(timeline: Timeline) -> list[tuple[str, int]]:
@@ -62,3 +63,26 @@ def test_an_entry_forged_ahead_through_the_binding_hides_no_real_one(
     tutorial_page.evaluate(CUT_THE_BINDING)
     dock.ask("rename the workspace to Acme")
     assert approvals_shown(timeline, before) == ["save_workspace_name"]
+
+
+# Page script: the dock moves into an open shadow root, as a page built from web components
+# puts its assistant (Playwright's locators pierce it; `document.querySelectorAll` does not).
+DOCK_INTO_SHADOW_ROOT = """() => {
+  const host = document.createElement("div");
+  host.attachShadow({mode: "open"});
+  const dock = document.querySelector("pling-agent-dock");
+  dock.before(host);
+  host.shadowRoot.append(dock);
+}"""
+
+
+def test_the_probe_sees_a_card_shown_inside_an_open_shadow_root(
+    tutorial_page: Page, dock: Dock, timeline: Timeline
+) -> None:
+    tutorial_page.evaluate(DOCK_INTO_SHADOW_ROOT)
+    before = timeline.mark()
+    dock.ask("rename the workspace to Acme")
+    assert approvals_shown(timeline, before) == ["save_workspace_name"]
+    dock.approve()
+    guarantees.approval_before_side_effects(timeline, action="save_workspace_name",
+                                            since=before)

@@ -10,10 +10,12 @@ from typing import Any
 
 import pytest
 
-from harness import BusinessState, tutorial_backend
-from harness.project.paths import PROJECT_ROOT
-from harness.project.tutorials import TutorialError, load_tutorial
-from harness.server.gateway import GATEWAY_PATH
+from pling_harness import BusinessState, tutorial_backend
+from pling_harness.project.tutorials import TutorialError, load_tutorial
+from pling_harness.server.gateway import GATEWAY_PATH
+
+# The harness's own checkout: the project these tests check.
+PROJECT_ROOT = Path(__file__).resolve().parents[1]
 
 # r-15's own state, from its backend.py (the harness names no tutorial's state).
 R15_BACKEND = tutorial_backend(PROJECT_ROOT / "tutorials" / "r-15-confirmation-and-human-handoff")

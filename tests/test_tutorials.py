@@ -8,8 +8,10 @@ from typing import Any
 
 import pytest
 
-from harness.project.paths import PROJECT_ROOT
-from harness.project.tutorials import Tutorial, TutorialError, list_tutorials, load_tutorial
+from pling_harness.project.tutorials import Tutorial, TutorialError, list_tutorials, load_tutorial
+
+# The harness's own checkout: the project these tests check.
+PROJECT_ROOT = Path(__file__).resolve().parents[1]
 
 R15_ID = "r-15-confirmation-and-human-handoff"
 R15_DEFINITION = json.loads(
@@ -34,16 +36,16 @@ def test_load_tutorial_by_id_or_short_id_finds_r15(name: str) -> None:
     assert tutorial.port == 5255
     assert tutorial.locales == ("zh", "en")
     assert tutorial.default_locale == "zh"
-    assert tutorial.title.en and tutorial.title.zh
+    assert tutorial.title["en"] and tutorial.title["zh"]
 
 
 def test_tutorial_paths_point_into_the_project_folders() -> None:
     tutorial = load_tutorial("r-15")
 
-    assert tutorial.directory() == PROJECT_ROOT / "tutorials" / R15_ID
-    assert tutorial.fixture_directory() == PROJECT_ROOT / "fixtures" / R15_ID
-    assert tutorial.copy_directory() == PROJECT_ROOT / "tutorials" / R15_ID / "copy"
-    assert tutorial.model_rules_path().name == "model-rules.json"
+    assert tutorial.directory(PROJECT_ROOT) == PROJECT_ROOT / "tutorials" / R15_ID
+    assert tutorial.fixture_directory(PROJECT_ROOT) == PROJECT_ROOT / "fixtures" / R15_ID
+    assert tutorial.copy_directory(PROJECT_ROOT) == PROJECT_ROOT / "tutorials" / R15_ID / "copy"
+    assert tutorial.model_rules_path(PROJECT_ROOT).name == "model-rules.json"
     assert tutorial.page_url("http://127.0.0.1:5255") == "http://127.0.0.1:5255/?lang=zh"
     assert tutorial.page_url("http://127.0.0.1:5255/", "en") == "http://127.0.0.1:5255/?lang=en"
 
@@ -63,11 +65,13 @@ def test_load_tutorial_unknown_name_raises_with_the_fix() -> None:
         ({"port": "five"}, "port"),
         ({"port": 70000}, "port"),
         ({"locales": []}, "locales"),
-        ({"title": {"zh": "标题"}}, "title.en"),
+        ({"title": {"zh": "标题"}}, "title has locales ['zh']"),
+        ({"title": {"zh": "标题", "en": " "}}, "title.en"),
         ({"fixture": "../../etc"}, "fixture"),
         ({"debug": True}, "debug"),
         ({"default_locale": "fr"}, "default_locale"),
-        ({"locales": ["en", "fr"], "default_locale": "en"}, "locales ['fr'] are in no language"),
+        ({"locales": ["en", "fr"], "default_locale": "en"}, "title has locales ['en', 'zh']"),
+        ({"locales": ["en", "french"], "default_locale": "en"}, "locales.1"),
         ({"user_requests": {"archive": {"en": "archive it"}}}, "user_requests.archive"),
         ({"user_requests": {"archive": {"en": "archive it", "zh": " "}}}, "user_requests"),
         ({"user_requests": {"archive": {"en": "a", "zh": "b", "fr": "c"}}}, "user_requests"),
@@ -123,6 +127,8 @@ def test_user_request_is_the_tutorials_words_in_the_locale() -> None:
 
 
 def test_user_request_unknown_name_raises_listing_the_known_ones() -> None:
-    with pytest.raises(TutorialError, match=r"no user request 'archiv' \(known: archive, "
-                                            r"publish, reset, save, status\); add it"):
+    with pytest.raises(TutorialError, match=r"no user request 'archiv' \(known: archive, go_ahead, "
+                                            r"pin_step, publish, purge, rename_to, "
+                                            r"rename_to_blank, reset, run_action, save, status, "
+                                            r"timed_step, tune_widget\); add it"):
         load_tutorial("r-15").user_request("archiv", "en")

@@ -10,7 +10,7 @@ import pytest
 from playwright.sync_api import Locator, Page
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
-from harness.browser.clicks import has_locator_handlers, user_click
+from pling_harness.browser.clicks import has_locator_handlers, user_click
 
 # Counts the clicks the button hears, and whether the browser says a user made them.
 COUNTING = """<button id="go">Go</button>

@@ -8,7 +8,7 @@ from collections.abc import Iterator
 import pytest
 from playwright.sync_api import Browser, Page, Route
 
-from harness.browser.warm import WarmPage
+from pling_harness.browser.warm import WarmPage
 
 BLANK_PAGE = "data:text/html,<title>warm</title><button>ok</button>"
 

@@ -1,0 +1,193 @@
+"""Dock driver files: validated as a file format, found by name or path, chosen per run, and a
+part a driver declares absent turns a check that needs it into `n/a (<driver>: ...)`."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from pling_harness.browser.preflight import check_target
+from pling_harness.cli.main import main
+from pling_harness.plugin.report import SuiteReport
+from pling_harness.project.dock_driver import (
+    DEFAULT_DRIVER_PATH,
+    DriverError,
+    NotObservable,
+    default_driver,
+    find_driver,
+    load_driver,
+)
+from pling_harness.project.tutorials import TutorialError, load_tutorial, read_tutorial_file
+from pling_harness.server.external import TargetError
+from pling_harness.server.runner import TutorialServer
+
+pytest_plugins = ["pytester"]
+
+PROJECT_ROOT = Path(__file__).resolve().parents[1]
+
+TUTORIAL = "r-15-confirmation-and-human-handoff"
+
+
+def default_as_json() -> dict[str, object]:
+    data: dict[str, object] = json.loads(DEFAULT_DRIVER_PATH.read_text(encoding="utf-8"))
+    return data
+
+
+def write_driver(folder: Path, data: dict[str, object], name: str = "mine") -> Path:
+    path = folder / "drivers" / f"{name}.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(data), encoding="utf-8")
+    return path
+
+
+def test_default_driver_is_the_page_contract() -> None:
+    driver = default_driver()
+    assert driver.name == "pling"
+    assert driver.approval.card == "[data-testid='pling-approval']"
+    assert driver.selectors()["handoff.timer"] == "[data-testid='pling-handoff-timer']"
+
+
+def test_driver_with_an_unknown_key_is_an_error_naming_file_and_field(tmp_path: Path) -> None:
+    data = default_as_json()
+    data["approval"] = {**data["approval"], "confirm_button": ".ok"}  # type: ignore[dict-item]
+    path = write_driver(tmp_path, data)
+
+    with pytest.raises(DriverError, match=r"mine\.json: field approval\.confirm_button"):
+        load_driver(path)
+
+
+def test_driver_leaving_a_part_out_must_say_why_it_is_absent(tmp_path: Path) -> None:
+    data = default_as_json()
+    handoff = dict(data["handoff"])  # type: ignore[call-overload]
+    del handoff["timer"]
+    data["handoff"] = handoff
+    with pytest.raises(DriverError, match=r"field handoff\.\w+\.timer: Field required"):
+        load_driver(write_driver(tmp_path, data))
+
+    handoff["timer"] = {"absent": "no countdown here"}
+    driver = load_driver(write_driver(tmp_path, data))
+    handoff_parts = driver.require(driver.handoff, "handoff")
+    with pytest.raises(NotObservable) as caught:
+        driver.require(handoff_parts.timer, "handoff.timer")
+    assert str(caught.value) == "n/a (pling: handoff.timer: no countdown here)"
+
+
+def test_driver_is_found_by_name_in_the_tutorials_drivers_folder_or_by_path(
+    tmp_path: Path,
+) -> None:
+    path = write_driver(tmp_path, default_as_json(), name="acme")
+
+    assert find_driver("acme", tmp_path) == path
+    assert find_driver(str(path), Path("/nowhere")) == path
+    assert find_driver("drivers/acme.json", tmp_path) == tmp_path / "drivers" / "acme.json"
+    with pytest.raises(DriverError, match=r"no driver 'acmee'.*known: acme"):
+        find_driver("acmee", tmp_path)
+
+
+def test_tutorial_names_its_driver_inside_its_own_folder(tmp_path: Path) -> None:
+    source = load_tutorial("r-15", PROJECT_ROOT).directory(PROJECT_ROOT) / "tutorial.json"
+    data = json.loads(source.read_text(encoding="utf-8"))
+    folder = tmp_path / "tutorials" / TUTORIAL
+    folder.mkdir(parents=True)
+    for bad in ("/etc/driver.json", "../driver.json", "drivers/../../x.json"):
+        (folder / "tutorial.json").write_text(json.dumps({**data, "driver": bad}))
+        with pytest.raises(TutorialError, match=r"field driver"):
+            read_tutorial_file(folder / "tutorial.json")
+
+    (folder / "tutorial.json").write_text(json.dumps({**data, "driver": "drivers/mine.json"}))
+    write_driver(folder, {**default_as_json(), "name": "mine"})
+    tutorial = read_tutorial_file(folder / "tutorial.json")
+
+    assert tutorial.dock_driver(tmp_path).name == "mine"
+    r15 = load_tutorial("r-15", PROJECT_ROOT)
+    assert r15.dock_driver(PROJECT_ROOT).name == "pling"
+    assert r15.dock_driver(PROJECT_ROOT, "acme-assistant").name == "acme-assistant"
+
+
+def test_check_with_an_unknown_driver_is_a_usage_error_before_anything_runs(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    code = main(["check", "r-15", "--driver", "no-such-driver"])
+
+    assert code == 2
+    assert "--driver no-such-driver: no driver 'no-such-driver'" in capsys.readouterr().err
+
+
+# A check that asks for the handoff countdown of an assistant that shows none.
+ASKS_FOR_THE_TIMER = """
+import pytest
+from playwright.sync_api import expect
+
+@pytest.mark.guarantee("handoff-timeout")
+def test_timer(tutorial_page, dock):
+    dock.ask("publish the changes")
+    expect(dock.handoff_timer).to_have_text("5:00")
+"""
+
+
+def test_check_needing_a_part_the_driver_declares_absent_is_na_with_its_reason(
+    pytester: pytest.Pytester, tmp_path: Path,
+) -> None:
+    data = default_as_json()
+    data["name"] = "no-timer"
+    data["handoff"] = {**data["handoff"],  # type: ignore[dict-item]
+                       "timer": {"absent": "this assistant shows no countdown"}}
+    driver = write_driver(tmp_path, data)
+    pytester.makepyfile(ASKS_FOR_THE_TIMER)
+    report = tmp_path / "report.json"
+
+    result = pytester.runpytest_subprocess("--pling-locale", "en", "--pling-driver", str(driver),
+                                           "--pling-report", str(report), "-rs")
+
+    result.assert_outcomes(skipped=1)
+    result.stdout.fnmatch_lines(
+        ["*n/a (no-timer: handoff.timer: this assistant shows no countdown)*"])
+    [record] = SuiteReport.read(report).tests
+    assert (record.outcome, record.reason) == (
+        "n/a", "no-timer: handoff.timer: this assistant shows no countdown")
+
+
+def test_pytest_refuses_a_driver_file_it_cannot_read(pytester: pytest.Pytester,
+                                                      tmp_path: Path) -> None:
+    broken = tmp_path / "broken.json"
+    broken.write_text("{not json")
+    pytester.makepyfile("def test_nothing(): pass")
+
+    result = pytester.runpytest_subprocess("--pling-tutorial", "r-15", "--pling-driver",
+                                           str(broken))
+
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*--pling-driver: *broken.json: not valid JSON*"])
+
+
+def test_preflight_refuses_a_driver_naming_a_selector_the_browser_refuses(
+    tmp_path: Path,
+) -> None:
+    data = default_as_json()
+    approval = {**data["approval"], "allow": "button:no-such-state"}  # type: ignore[dict-item]
+    data["approval"] = approval
+    driver = load_driver(write_driver(tmp_path, data))
+
+    with TutorialServer(tutorial="r-15", environ={}) as server, pytest.raises(
+            TargetError, match=r"names selectors the browser refuses: approval\.allow: "
+                               r"button:no-such-state"):
+        check_target(server.url, server.tutorial, driver)
+
+
+def test_ai_sdk_driver_names_its_chat_route_and_asks_no_call_one_at_a_time() -> None:
+    ai_sdk = load_driver(PROJECT_ROOT / "tutorials" / "r-15-confirmation-and-human-handoff"
+                         / "drivers" / "ai-sdk.json")
+    ours = default_driver()
+
+    assert ai_sdk.conversation_path("/api/model") == "/api/chat"
+    assert ai_sdk.is_assistant_endpoint("/api/chat?x=1") and not ours.is_assistant_endpoint(
+        "/api/chat")
+    assert ours.conversation_path("/api/model") == "/api/model"
+    assert ours.approval.one_at_a_time is True
+    with pytest.raises(NotObservable, match="at once"):
+        ai_sdk.require(ai_sdk.approval.one_at_a_time, "approval.one_at_a_time")
+    with pytest.raises(NotObservable, match="assistant_endpoints"):
+        ai_sdk.require_business_requests_in_browser()
+    ours.require_business_requests_in_browser()

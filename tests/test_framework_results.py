@@ -1,0 +1,67 @@
+"""How the scripted model reads a tool result a framework sent on OpenAI's wire: one row of
+`framework_results`' table per case, and what the model then says."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from pling_harness.server.model.framework_results import (
+    as_envelope,
+    read_result,
+    ui_messages_carry_output,
+)
+
+
+@pytest.mark.parametrize(("text", "envelope"), [
+    ('{"ok": true, "data": {"archived": true}}', {"ok": True, "data": {"archived": True}}),
+    ('{"ok": false, "code": "PERMISSION_DENIED", "message": "no"}',
+     {"ok": False, "code": "PERMISSION_DENIED", "message": "no"}),
+    ("Tool call execution denied.",
+     {"ok": False, "code": "PERMISSION_DENIED", "message": "Tool call execution denied."}),
+    ("Tool execution denied.",
+     {"ok": False, "code": "PERMISSION_DENIED", "message": "Tool execution denied."}),
+    ("HANDOFF_CANCELLED: You cancelled publishing.",
+     {"ok": False, "code": "HANDOFF_CANCELLED", "message": "You cancelled publishing."}),
+    ('{"name": "Acme", "archived": false}',
+     {"ok": True, "data": {"name": "Acme", "archived": False}}),
+    ("[1, 2]", {"ok": True, "data": [1, 2]}),
+    ("The workspace name must be 1 to 80 characters.",
+     {"ok": False, "code": "RUN_FAILED",
+      "message": "The workspace name must be 1 to 80 characters."}),
+    ("User denied it.", {"ok": False, "code": "RUN_FAILED", "message": "User denied it."}),
+    ("Done", {"ok": False, "code": "RUN_FAILED", "message": "Done"}),
+    ("OK: done", {"ok": False, "code": "RUN_FAILED", "message": "OK: done"}),
+])
+def test_framework_result_reads_as_its_envelope(text: str, envelope: dict[str, Any]) -> None:
+    assert read_result(text) == envelope
+
+
+def test_framework_result_that_is_an_envelope_passes_unchanged() -> None:
+    text = '{"ok":true,"data":{"x":1}}'
+    assert as_envelope(text) == text
+    assert json.loads(as_envelope("Tool call execution denied."))["code"] == "PERMISSION_DENIED"
+
+
+def ui_chat(*parts: dict[str, Any]) -> str:
+    return json.dumps({"id": "chat", "messages": [
+        {"id": "u1", "role": "user", "parts": [{"type": "text", "text": "publish"}]},
+        {"id": "a1", "role": "assistant", "parts": list(parts)}]})
+
+
+@pytest.mark.parametrize(("body", "carries"), [
+    (ui_chat({"type": "tool-publish_changes", "toolCallId": "call_2",
+              "state": "output-available", "output": {"ok": True}}), True),
+    (ui_chat({"type": "tool-publish_changes", "toolCallId": "call_2",
+              "state": "output-error", "errorText": "HANDOFF_CANCELLED: no"}), False),
+    (ui_chat({"type": "tool-publish_changes", "toolCallId": "call_2",
+              "state": "input-available"}), False),
+    (ui_chat({"type": "tool-publish_changes", "toolCallId": "call_9",
+              "state": "output-available", "output": {"ok": True}}), False),
+    ("not json", False), ('{"messages": "no"}', False), (None, False),
+])
+def test_ui_messages_carry_output_only_of_that_call_with_an_output(body: str | None,
+                                                                   carries: bool) -> None:
+    assert ui_messages_carry_output(body, "call_2") is carries

@@ -1,0 +1,234 @@
+"""Which checks external mode (`--base-url`) runs and which it calls n/a, with what reason:
+a check whose guarantee needs the fixture server's provider, log or seats, one that serves
+the page from a server of its own, one that needs a testbed the target lacks. Nothing here
+reaches a target: an n/a check never contacts it, and nothing listens at the URL."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from pling_harness.evidence.sources import (
+    ALL_SOURCES,
+    EXTERNAL_SOURCES,
+    GUARANTEE_SOURCES,
+    MISSING_EXTERNALLY,
+    UndeclaredGuarantee,
+    guarantee_sources,
+    sources_needed,
+    why_not_provable,
+)
+from pling_harness.plugin import external
+from pling_harness.plugin.external import base_url_of, require_testbed
+from pling_harness.plugin.report import SuiteReport, not_applicable
+from pling_harness.project.tutorials import TutorialError, load_tutorial
+from pling_harness.server.external import TESTBED_PAGE_PATH, ExternalTarget
+
+pytest_plugins = ["pytester"]
+
+# Port 9 (discard) is never served here: a check that tried to reach it would fail.
+NOWHERE = "http://127.0.0.1:9"
+PROVIDER = MISSING_EXTERNALLY["provider"]
+SERVER = MISSING_EXTERNALLY["server"]
+
+CHECKS = """
+import pytest
+
+@pytest.mark.guarantee("gateway-faults")
+def test_needs_the_provider():
+    raise AssertionError("an n/a check must not run")
+
+@pytest.mark.guarantee("tests-isolated")
+def test_needs_a_seat():
+    raise AssertionError("an n/a check must not run")
+
+@pytest.mark.guarantee("denial-respected")
+def test_needs_only_the_page():
+    pass
+
+def test_without_a_guarantee():
+    pass
+
+class TestOwnServer:
+    @pytest.fixture
+    def tutorial_server(self):
+        return object()
+
+    @pytest.mark.guarantee("denial-respected")
+    def test_serves_its_own_page(self, tutorial_server):
+        raise AssertionError("an n/a check must not run")
+"""
+
+
+def reasons(pytester: pytest.Pytester, *args: str) -> dict[str, str | None]:
+    """Each check → the n/a reason its collection gave it (None: it runs)."""
+    pytester.makepyfile(test_external=CHECKS)
+    items, _ = pytester.inline_genitems(*args)  # collects only: nothing runs
+    found = {}
+    for item in items:
+        marker = item.get_closest_marker("skip")
+        found[item.name] = marker.kwargs["reason"] if marker else None
+    return found
+
+
+def test_checks_needing_what_only_a_fixture_server_has_are_na_with_the_reason(
+    pytester: pytest.Pytester
+) -> None:
+    assert reasons(pytester, "--base-url", NOWHERE) == {
+        "test_needs_the_provider": not_applicable("external", PROVIDER),
+        "test_needs_a_seat": not_applicable("external", SERVER),
+        "test_needs_only_the_page": None,
+        "test_without_a_guarantee": None,
+        "test_serves_its_own_page": None,
+    }
+
+
+def test_without_a_base_url_every_check_runs(pytester: pytest.Pytester) -> None:
+    assert set(reasons(pytester).values()) == {None}
+
+
+@pytest.mark.parametrize("workers", ["2", "auto"])
+def test_an_external_run_refuses_parallel_workers(pytester: pytest.Pytester,
+                                                   workers: str) -> None:
+    with pytest.raises(pytest.UsageError, match=(
+            f"--base-url {NOWHERE}: every check uses that one server and resets its state "
+            f"before it starts, so they run one after another; drop -n {workers} "
+            r"\(or use -n 0\)")):
+        external.configure(pytester.parseconfig("--base-url", NOWHERE, "-n", workers))
+
+
+@pytest.mark.parametrize("workers", ["0", "1"])
+def test_an_external_run_of_one_worker_is_serial_and_allowed(pytester: pytest.Pytester,
+                                                             workers: str) -> None:
+    config = pytester.parseconfig("--base-url", NOWHERE, "-n", workers)
+
+    external.configure(config)
+
+    assert config.pluginmanager.has_plugin(external.PLUGIN_NAME)
+
+
+def test_a_run_without_a_base_url_registers_nothing(pytester: pytest.Pytester) -> None:
+    config = pytester.parseconfig("-n", "2")
+
+    external.configure(config)
+
+    assert not config.pluginmanager.has_plugin(external.PLUGIN_NAME)
+
+
+def test_the_base_url_comes_from_the_option_or_the_ini_without_its_slash(
+    pytester: pytest.Pytester
+) -> None:
+    assert base_url_of(pytester.parseconfig("--base-url", "http://a.test:1/")) == (
+        "http://a.test:1")
+    assert base_url_of(pytester.parseconfig()) is None
+    # Without pytest-playwright (or pytest-base-url) nothing declares the ini value.
+    assert base_url_of(pytester.parseconfig("-p", "no:playwright")) is None
+    pytester.makeini("[pytest]\nbase_url = http://b.test/\n")
+    assert base_url_of(pytester.parseconfig()) == "http://b.test"
+
+
+def test_a_target_without_a_testbed_makes_a_testbed_check_na() -> None:
+    tutorial = load_tutorial("r-15")
+    without = ExternalTarget(tutorial=tutorial, base_url=NOWHERE)
+    with_testbed = ExternalTarget(tutorial=tutorial, base_url=NOWHERE, serves_testbed=True)
+    try:
+        with pytest.raises(pytest.skip.Exception) as skipped:
+            require_testbed(without)
+        # A skip escaping here would skip this test, not fail it: catch it.
+        for runs in (with_testbed, object()):  # object(): a fixture server, not external
+            try:
+                require_testbed(runs)  # type: ignore[arg-type]
+            except pytest.skip.Exception as wrongly:
+                pytest.fail(f"{runs!r} was made n/a: {wrongly}")
+    finally:
+        without.close()
+        with_testbed.close()
+
+    assert skipped.value.msg == not_applicable(
+        "external", f"{NOWHERE} serves no testbed page at {TESTBED_PAGE_PATH} "
+        "(the harness's bare page for actions the tutorial does not declare)")
+
+
+def test_what_a_guarantee_needs_is_the_union_of_its_names_sources() -> None:
+    assert sources_needed([]) == frozenset()
+    assert sources_needed(["denial-respected"]) == EXTERNAL_SOURCES
+    assert sources_needed(["denial-respected", "gateway-faults"]) == EXTERNAL_SOURCES | {
+        "provider"}
+    assert EXTERNAL_SOURCES | {"server-log", "provider", "server"} == ALL_SOURCES
+
+
+def test_why_not_provable_names_each_missing_source_once_in_order() -> None:
+    assert why_not_provable(["denial-respected"], EXTERNAL_SOURCES) is None
+    assert why_not_provable(["gateway-faults", "secrets-stay-on-server"], ALL_SOURCES) is None
+    assert why_not_provable(["secrets-stay-on-server", "gateway-faults"], EXTERNAL_SOURCES) == (
+        f"{PROVIDER}; {SERVER}")
+    assert why_not_provable(["gateway-faults"], frozenset({"page", "model"})) == PROVIDER
+
+
+def test_a_tutorials_own_guarantees_join_the_harnesss_and_may_not_redefine_one() -> None:
+    r15 = load_tutorial("r-15")
+    own = set(r15.guarantees)
+    assert own and not own & GUARANTEE_SOURCES.keys()
+
+    assert guarantee_sources(None) == GUARANTEE_SOURCES
+    assert guarantee_sources(r15).keys() == GUARANTEE_SOURCES.keys() | own
+    clash = r15.model_copy(update={"guarantees": {
+        "denial-respected": next(iter(r15.guarantees.values()))}})
+    with pytest.raises(TutorialError, match=r"declares \['denial-respected'\]"):
+        guarantee_sources(clash)
+
+
+def test_an_unknown_guarantee_says_where_to_declare_it() -> None:
+    with pytest.raises(UndeclaredGuarantee) as raised:
+        sources_needed(["denial-respected", "no-silent-retyr"])
+
+    assert str(raised.value) == (
+        "guarantee 'no-silent-retyr' is neither the harness's nor its tutorial's; did you "
+        "mean 'no-silent-retry'? (a tutorial declares its own under \"guarantees\" in its "
+        "tutorial.json; the harness's are in pling_harness/evidence/sources.py)")
+
+
+# ---- whole runs, each in a pytest process of its own (slower: last) ----
+
+
+def test_an_external_run_reports_each_na_check_with_its_reason_and_runs_the_rest(
+    pytester: pytest.Pytester, tmp_path: Path
+) -> None:
+    pytester.makepyfile(test_external=CHECKS)
+    path = tmp_path / "report.json"
+
+    result = pytester.runpytest_subprocess("--base-url", NOWHERE + "/", "--pling-report",
+                                           str(path), "-p", "no:cacheprovider")
+
+    result.assert_outcomes(passed=2, skipped=3)
+    found = {t.nodeid.split("::")[-1]: (t.outcome, t.reason)
+             for t in SuiteReport.read(path).tests}
+    assert found == {
+        "test_needs_the_provider": ("n/a", f"external: {PROVIDER}"),
+        "test_needs_a_seat": ("n/a", f"external: {SERVER}"),
+        "test_needs_only_the_page": ("passed", None),
+        "test_without_a_guarantee": ("passed", None),
+        "test_serves_its_own_page": ("n/a", "external: the check serves the page from a "
+                                            "fixture server of its own (it overrides "
+                                            "tutorial_server)"),
+    }
+
+
+def test_a_check_naming_an_unknown_guarantee_is_a_collection_error_in_external_mode(
+    pytester: pytest.Pytester
+) -> None:
+    pytester.makepyfile(test_typo="""
+        import pytest
+
+        @pytest.mark.guarantee("denial-respectd")
+        def test_typo():
+            pass
+    """)
+
+    result = pytester.runpytest_subprocess("--base-url", NOWHERE, "-p", "no:cacheprovider")
+
+    # As in every run (tests/test_guarantee_names.py): nothing runs, the typo is named.
+    assert result.ret == pytest.ExitCode.INTERRUPTED
+    result.assert_outcomes(errors=1)
+    result.stdout.fnmatch_lines(["*'denial-respectd'*did you mean 'denial-respected'*"])

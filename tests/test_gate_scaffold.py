@@ -1,0 +1,168 @@
+"""What `pling-tutorial new` writes (pling_harness/scaffold/new.py): every template once, under
+the new id, its tokens replaced (JSON-escaped in JSON files), on the next free port, and
+nothing else; and what it refuses before writing anything.
+Fast: the files are written and loaded, no check runs (tests/test_scaffold.py runs them)."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from pling_harness.project.tutorials import load_tutorial
+from pling_harness.scaffold.new import (
+    FIRST_PORT,
+    LOCALES_DIR,
+    TEMPLATE_SUFFIX,
+    TEMPLATES_DIR,
+    NewTutorial,
+    ScaffoldError,
+    scaffold,
+)
+
+NEW = NewTutorial(id="r-90-refunds", short_id="r-90")
+
+
+def templates() -> list[str]:
+    """The tutorial-wide templates, under the new id (each locale's are written per locale)."""
+    return sorted(p.relative_to(TEMPLATES_DIR).as_posix().removesuffix(TEMPLATE_SUFFIX)
+                  .replace("__PLING_ID__", NEW.id)
+                  for p in TEMPLATES_DIR.rglob(f"*{TEMPLATE_SUFFIX}")
+                  if not p.is_relative_to(LOCALES_DIR))
+
+
+def per_locale_files(locales: tuple[str, ...]) -> list[str]:
+    """What each locale adds: its copy and text, the dock's strings where the runtime ships
+    none, and the model rules and glossary that gather every locale's words."""
+    folder = f"tutorials/{NEW.id}"
+    files = [f"{folder}/model-rules.json", f"{folder}/glossary.json"]
+    for locale in locales:
+        files += [f"{folder}/copy/{locale}.json", f"{folder}/tutorial.{locale}.md"]
+        if (LOCALES_DIR / locale / f"dock.json{TEMPLATE_SUFFIX}").is_file():
+            files.append(f"{folder}/copy/dock/{locale}.json")
+    return files
+
+
+def test_new_writes_each_template_once_under_the_id_and_nothing_else(tmp_path: Path) -> None:
+    written = [p.relative_to(tmp_path).as_posix() for p in scaffold(NEW, tmp_path)]
+
+    assert len(written) == len(set(written)), written
+    assert sorted(written) == sorted(templates() + per_locale_files(NEW.locales))
+    # The page runs on the runtime the package serves: no copy of it under the root.
+    assert sorted(p.relative_to(tmp_path).as_posix() for p in tmp_path.rglob("*")
+                  if p.is_file()) == sorted(written)
+
+
+def test_new_replaces_every_token_with_the_tutorials_values(tmp_path: Path) -> None:
+    spec = NewTutorial(id="r-91-loans", short_id="r-91",
+                       titles={"en": "Loans", "zh": "贷款"}, port=5399)
+
+    scaffold(spec, tmp_path)
+
+    tutorial = load_tutorial("r-91", tmp_path)
+    assert (tutorial.id, tutorial.short_id, tutorial.port) == ("r-91-loans", "r-91", 5399)
+    assert (tutorial.title["en"], tutorial.title["zh"]) == ("Loans", "贷款")
+    zh = (tmp_path / "tutorials" / "r-91-loans" / "tutorial.zh.md").read_text(encoding="utf-8")
+    assert zh.startswith("# r-91 · 贷款\n")
+    leftovers = [p for p in tmp_path.rglob("*") if p.is_file()
+                 and "__PLING_" in p.read_text(encoding="utf-8", errors="ignore")]
+    assert leftovers == []
+
+
+def test_new_escapes_values_in_json_files_and_writes_them_as_given_elsewhere(
+    tmp_path: Path
+) -> None:
+    title = 'Refunds "fast" \\ slow'
+    scaffold(NewTutorial(id="r-92-quotes", short_id="r-92", titles={"en": title}), tmp_path)
+
+    copy = json.loads((tmp_path / "tutorials" / "r-92-quotes" / "copy" / "en.json").read_text(
+        encoding="utf-8"))
+    assert copy["page.title"] == f"Support ticket · {title}"
+    assert load_tutorial("r-92", tmp_path).title["en"] == title
+    en = (tmp_path / "tutorials" / "r-92-quotes" / "tutorial.en.md").read_text(encoding="utf-8")
+    assert title in en
+
+
+def test_new_takes_the_port_after_the_highest_one_under_the_root(tmp_path: Path) -> None:
+    scaffold(NewTutorial(id="r-93-a", short_id="r-93", port=5400), tmp_path)
+    scaffold(NewTutorial(id="r-94-b", short_id="r-94", port=5300), tmp_path)
+
+    scaffold(NewTutorial(id="r-95-c", short_id="r-95"), tmp_path)
+
+    assert load_tutorial("r-95", tmp_path).port == 5401
+
+
+def test_new_in_an_empty_root_takes_the_first_port(tmp_path: Path) -> None:
+    scaffold(NEW, tmp_path)
+
+    assert load_tutorial(NEW.short_id, tmp_path).port == FIRST_PORT == 5260
+
+
+def test_new_in_a_root_with_an_empty_tutorials_folder_takes_the_first_port(
+    tmp_path: Path
+) -> None:
+    (tmp_path / "tutorials").mkdir()
+
+    scaffold(NEW, tmp_path)
+
+    assert load_tutorial(NEW.short_id, tmp_path).port == FIRST_PORT
+
+
+@pytest.mark.parametrize(("field", "value", "name"), [
+    ("id", "R 16", "id"), ("short_id", "r_16", "short id"), ("id", "", "id")])
+def test_new_refuses_a_name_that_is_not_a_slug_and_writes_nothing(
+    tmp_path: Path, field: str, value: str, name: str
+) -> None:
+    names = {"id": "r-96-x", "short_id": "r-96", field: value}
+    spec = NewTutorial(id=names["id"], short_id=names["short_id"])
+
+    with pytest.raises(ScaffoldError, match=(
+            f"^the {name} must be lower-case letters, digits and dashes "
+            rf"\(e\.g\. r-16-refunds\)\. Current input: {value!r}$")):
+        scaffold(spec, tmp_path)
+
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("spec", [NewTutorial(id="r-90-refunds", short_id="r-97"),
+                                  NewTutorial(id="r-97-other", short_id="r-90"),
+                                  NewTutorial(id="r-90", short_id="r-97"),
+                                  NEW])
+def test_new_refuses_an_id_or_short_id_already_taken(tmp_path: Path,
+                                                     spec: NewTutorial) -> None:
+    scaffold(NEW, tmp_path)
+    taken = spec.id if spec.id in (NEW.id, NEW.short_id) else spec.short_id
+
+    with pytest.raises(ScaffoldError, match=(
+            f"^{re.escape(str(tmp_path / 'tutorials'))} already has a tutorial named "
+            f"'{taken}'; choose "
+            r"another id \(and --short-id\)$")):
+        scaffold(spec, tmp_path)
+
+
+@pytest.mark.parametrize("folder", ["tutorials", "fixtures"])
+def test_new_refuses_to_write_over_a_folder_of_that_name(tmp_path: Path, folder: str) -> None:
+    (tmp_path / folder / NEW.id).mkdir(parents=True)
+
+    with pytest.raises(ScaffoldError, match=(
+            f"^{re.escape(str(tmp_path / folder / NEW.id))} already exists; choose another id "
+            "or remove it$")):
+        scaffold(NEW, tmp_path)
+
+    assert not (tmp_path / "tutorials" / NEW.id / "tutorial.json").exists()
+
+
+def test_new_in_a_root_whose_tutorial_is_broken_says_so(tmp_path: Path) -> None:
+    broken = tmp_path / "tutorials" / "r-1-broken"
+    broken.mkdir(parents=True)
+    (broken / "tutorial.json").write_text("{", encoding="utf-8")
+
+    with pytest.raises(ScaffoldError, match=f"^{re.escape(str(tmp_path))}: "):
+        scaffold(NEW, tmp_path)
+
+
+def test_new_whose_tutorial_would_not_load_says_so(tmp_path: Path) -> None:
+    with pytest.raises(ScaffoldError, match=r"^the new tutorial does not load: "):
+        scaffold(NewTutorial(id="r-98-x", short_id="r-98", port=70000), tmp_path)
