@@ -1,4 +1,4 @@
-"""Speed figures for the harness: prints numbers and ratios, asserts nothing.
+"""Speed figures for the pling_harness: prints numbers and ratios, asserts nothing.
 
     .venv/bin/python scripts/bench.py                # a check vs a bare Playwright test,
                                                      # and vs a hand-written test of its steps
@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
-LAUNCHER = Path("harness", "mutation", "launch.py")
+LAUNCHER = Path("pling_harness", "mutation", "launch.py")
 # Tests of one kind in a row; the first of each block is not counted (see side_by_side).
 BLOCK = 4
 
@@ -194,7 +194,7 @@ def load() -> str:
 
 
 def pytest_in(root: Path) -> list[str]:
-    """pytest with the `harness` of `root` (its launch script bypasses the editable install,
+    """pytest with the `pling_harness` of `root` (its launch script bypasses the editable install,
     as the mutation runner's does) serving `root`."""
     return [sys.executable, str(root / LAUNCHER), "--pling-root", str(root)]
 
@@ -209,8 +209,9 @@ def side_by_side(root: Path, rounds: int, extra: list[str],
         folder = Path(scratch)
         # `pling-tutorial dev r-15` of `root`'s harness (which serves `root`).
         dev_command = [sys.executable, "-c", "import sys; sys.path.insert(0, sys.argv.pop(1)); "
-                       "from harness.cli.main import run; sys.argv[0] = 'pling-tutorial'; run()",
-                       str(root), "dev", "r-15"]
+                       "from pling_harness.cli.main import run; "
+                       "sys.argv[0] = 'pling-tutorial'; run()",
+                       str(root), "dev", "r-15", "--root", str(root)]
         (folder / "test_bench.py").write_text(
             BENCH_TESTS.replace("{block}", str(BLOCK)).replace("{dev_command}",
                                                                repr(dev_command)),

@@ -1,0 +1,76 @@
+"""What a check costs on the CopilotKit page against the same check on our page, measured
+side by side in one run (issue 28's goal: at most 1.5×).
+
+    .venv/bin/python scripts/bench_copilotkit.py                      # 3 rounds, en
+    .venv/bin/python scripts/bench_copilotkit.py --rounds 5 -k acceptance_walk
+
+Each round runs the same selection of r-15's checks on our page (served by the harness) and
+on the CopilotKit page (`dev --page copilotkit`, checked with `--base-url --model-port
+--driver copilotkit`), alternating which goes first, and sums the checks' own durations from
+the JSON report (setup, call and teardown: the page's load included, the run's start-up
+not). Prints each round and the median ratio; figures go to docs/measurements.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+from frameworks_page import PAGES, served
+
+from pling_harness.mutation.served import free_port
+from pling_harness.plugin.report import SuiteReport
+
+PROJECT_ROOT = Path(__file__).resolve().parents[1]
+PLING_TUTORIAL = Path(sys.executable).parent / "pling-tutorial"
+DEFAULT_SELECTION = "after_a_remount and as-served or acceptance_walk"
+
+
+def seconds(command: list[str], report: Path) -> tuple[float, int]:
+    """The passed checks' summed durations, and how many passed (a failed one stops it)."""
+    subprocess.run([*command, "--pling-report", str(report), "-q", "-p", "no:randomly"],
+                   cwd=PROJECT_ROOT, check=False, capture_output=True)
+    tests = SuiteReport.read(report).tests
+    failed = [t.nodeid for t in tests if t.outcome not in ("passed", "n/a")]
+    if failed:
+        raise SystemExit(f"not comparable: {failed} did not pass")
+    passed = [t for t in tests if t.outcome == "passed"]
+    return sum(t.duration for t in passed), len(passed)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--locale", default="en")
+    parser.add_argument("-k", dest="selection", default=DEFAULT_SELECTION)
+    args = parser.parse_args()
+    copilotkit = next(page for page in PAGES if page.key == "copilotkit")
+    check = [str(PLING_TUTORIAL), "check", "r-15", "--locale", args.locale, "-k", args.selection]
+    ratios = []
+    model_port = free_port("127.0.0.1")
+    with served(copilotkit, model_port) as url, tempfile.TemporaryDirectory() as scratch:
+        theirs = [*check, "--base-url", url, "--model-port", str(model_port),
+                  "--driver", "copilotkit"]
+        seconds(theirs, Path(scratch) / "warm.json")  # Vite bundles on the first load
+        for round_ in range(args.rounds):
+            order = [("ours", check), ("copilotkit", theirs)]
+            if round_ % 2:
+                order.reverse()
+            took = {name: seconds(command, Path(scratch) / f"{name}.json")
+                    for name, command in order}
+            ratio = took["copilotkit"][0] / took["ours"][0]
+            ratios.append(ratio)
+            print(f"round {round_ + 1}: ours {took['ours'][0]:.1f} s ({took['ours'][1]} checks), "
+                  f"CopilotKit {took['copilotkit'][0]:.1f} s ({took['copilotkit'][1]} checks): "
+                  f"{ratio:.2f}x", flush=True)
+    print(f"median ratio CopilotKit / ours: {statistics.median(ratios):.2f}x "
+          f"(goal: at most 1.5x), selection {args.selection!r}, {args.locale}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

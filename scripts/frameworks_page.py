@@ -1,0 +1,255 @@
+"""docs/frameworks.md, generated from real runs: r-15's checks against our reference runtime,
+the AI SDK page and the CopilotKit page (each through its dock driver), and the replays of
+each framework's fixed bugs on its releases.
+
+    .venv/bin/python scripts/frameworks_page.py                  # run everything, then write
+    .venv/bin/python scripts/frameworks_page.py --pages ours copilotkit --locales en
+    .venv/bin/python scripts/frameworks_page.py --render-only    # write from the kept runs
+    .venv/bin/python scripts/frameworks_page.py --replay         # also replay both frameworks'
+                                                                 # bugs (slow: old releases)
+
+Each run's JSON report (`--pling-report`) is kept in `--runs` (default out/frameworks/):
+`<page>.<locale>.json`; the bug replays' table is the one `scripts/release_replay/
+replay_all.py` wrote into docs/release-replay.md. The page shows what those files say and
+nothing else: a page without a kept run is marked "not run" with the reason. Every cell is
+one command away from being repeated.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import re
+import subprocess
+import sys
+from collections import defaultdict
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+from pling_harness.mutation.served import free_port
+from pling_harness.plugin.report import SuiteReport, TestRecord
+
+PROJECT_ROOT = Path(__file__).resolve().parents[1]
+PLING_TUTORIAL = Path(sys.executable).parent / "pling-tutorial"
+DRIVERS = PROJECT_ROOT / "tutorials" / "r-15-confirmation-and-human-handoff" / "drivers"
+SERVING = re.compile(r"at (http://127\.0\.0\.1:\d+)/\?lang=")
+# A run's own address (a free port each time) says nothing about the page.
+LOCAL_URL = re.compile(r"http://127\.0\.0\.1:\d+")
+LOCALES = ("zh", "en")
+DOC = PROJECT_ROOT / "docs" / "frameworks.md"
+# Both frameworks' fixed bugs, replayed by one command that writes its table into this page.
+REPLAY = PROJECT_ROOT / "scripts" / "release_replay" / "replay_all.py"
+REPLAY_DOC = PROJECT_ROOT / "docs" / "release-replay.md"
+REPLAY_BEGIN, REPLAY_END = "<!-- replay table: begin -->", "<!-- replay table: end -->"
+
+
+@dataclass(frozen=True)
+class Page:
+    key: str
+    title: str
+    framework: str
+    """What is pinned (read from the page's package.json when it has one)."""
+    packages: tuple[str, ...] = ()
+    driver: str | None = None
+    """The dock driver its checks read it through (None: the page contract's test ids)."""
+
+    @property
+    def directory(self) -> Path:
+        return PROJECT_ROOT / "fixtures" / f"r-15-{self.key}"
+
+    def missing(self) -> str | None:
+        """Why this page cannot be run from this checkout, or None."""
+        if self.driver is not None and not (DRIVERS / f"{self.driver}.json").is_file():
+            return f"no dock driver drivers/{self.driver}.json in this checkout"
+        if self.key != "ours" and not (self.directory / "node_modules").is_dir():
+            return f"{self.directory.name} is not installed (./scripts/bootstrap)"
+        return None
+
+    def versions(self) -> str:
+        if not self.packages:
+            return "this checkout's runtime (pling_harness/web/runtime)"
+        pinned = json.loads((self.directory / "package.json").read_text())["dependencies"]
+        return ", ".join(f"`{name}` {pinned[name]}" for name in self.packages if name in pinned)
+
+
+PAGES = (
+    Page("ours", "Reference runtime", "pling's own runtime (no framework)"),
+    Page("ai-sdk", "Vercel AI SDK", "useChat, tool approvals, streamText on the page's server",
+         ("ai", "@ai-sdk/react"), driver="ai-sdk"),
+    Page("copilotkit", "CopilotKit", "CopilotSidebar, useHumanInTheLoop / useFrontendTool, its "
+         "runtime in the page's server", ("@copilotkit/react-core", "@copilotkit/runtime"),
+         driver="copilotkit"),
+)
+
+
+
+@contextmanager
+def served(page: Page, model_port: int) -> Iterator[str]:
+    """`pling-tutorial dev r-15 --page <page>` with its model on `model_port`; its URL."""
+    process = subprocess.Popen(
+        [str(PLING_TUTORIAL), "dev", "r-15", "--page", page.key, "--port", "0",
+         "--model-url", f"http://127.0.0.1:{model_port}/v1"],
+        cwd=PROJECT_ROOT, text=True, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    assert process.stdout is not None
+    try:
+        for line in process.stdout:
+            found = SERVING.search(line)
+            if found:
+                yield found.group(1)
+                return
+        raise SystemExit(f"dev --page {page.key} did not start")
+    finally:
+        process.terminate()
+        process.communicate(timeout=60)
+
+
+def run_checks(page: Page, locale: str, runs: Path) -> None:
+    report = runs / f"{page.key}.{locale}.json"
+    command = [str(PLING_TUTORIAL), "check", "r-15", "--locale", locale,
+               "--pling-report", str(report), "-q", "-p", "no:randomly"]
+    print(f"frameworks: {page.key} in {locale}", flush=True)
+    if page.key == "ours":
+        subprocess.run(command, cwd=PROJECT_ROOT, check=False)
+        return
+    model_port = free_port("127.0.0.1")
+    with served(page, model_port) as url:
+        assert page.driver is not None
+        subprocess.run([*command, "--base-url", url, "--model-port", str(model_port),
+                        "--driver", page.driver], cwd=PROJECT_ROOT, check=False)
+
+
+def run_replay() -> None:
+    """Replay both frameworks' bugs; the command rewrites docs/release-replay.md's table."""
+    subprocess.run([sys.executable, str(REPLAY), "--table", str(REPLAY_DOC)], cwd=PROJECT_ROOT,
+                   check=False)
+
+
+# ---- the page ---------------------------------------------------------------------------
+
+def cell(tests: list[TestRecord]) -> str:
+    """What the checks of one guarantee on one page said, over its locales."""
+    if not tests:
+        return "—"
+    outcomes = [t.outcome for t in tests]
+    locales = sorted({t.locale or "any locale" for t in tests if t.outcome == "passed"},
+                     reverse=True)
+    failed = [t for t in tests if t.outcome in ("failed", "error", "not run")]
+    ran = [t for t in tests if t.outcome != "n/a"]
+    if failed:
+        first = LOCAL_URL.sub("the page", failed[0].failure or failed[0].outcome)
+        first = first.replace("|", "\\|")[:140]
+        return f"**fails** {len(failed)}/{len(ran)} checks: {first}"
+    if ran:
+        na = outcomes.count("n/a")
+        return (f"kept ({', '.join(locales)}; {outcomes.count('passed')} checks"
+                f"{f', {na} n/a' if na else ''})")
+    reasons = sorted({LOCAL_URL.sub("the page", t.reason or "n/a") for t in tests})
+    return "n/a: " + "; ".join(r.replace("|", "\\|") for r in reasons)[:220]
+
+
+def page_results(page: Page, runs: Path, locales: tuple[str, ...]
+                 ) -> tuple[dict[str, list[TestRecord]], str]:
+    """Each guarantee's checks on `page`, and a line saying what was run."""
+    by_guarantee: dict[str, list[TestRecord]] = defaultdict(list)
+    found = []
+    for locale in locales:
+        path = runs / f"{page.key}.{locale}.json"
+        if not path.is_file():
+            continue
+        report = SuiteReport.read(path)
+        found.append(f"{locale} ({datetime.date.fromtimestamp(path.stat().st_mtime)}"
+                     f"{', interrupted' if report.interrupted else ''})")
+        for test in report.tests:
+            for guarantee in test.guarantees:
+                by_guarantee[guarantee].append(test)
+    if not found:
+        why = page.missing() or "no kept run"
+        return by_guarantee, f"not run: {why}"
+    return by_guarantee, "run in " + ", ".join(found)
+
+
+def replay_table() -> list[str]:
+    """The replay command's last table (docs/release-replay.md), or why there is none."""
+    text = REPLAY_DOC.read_text(encoding="utf-8") if REPLAY_DOC.is_file() else ""
+    if REPLAY_BEGIN not in text or REPLAY_END not in text:
+        return [f"Not run: {REPLAY_DOC.relative_to(PROJECT_ROOT)} holds no replay table."]
+    return text.split(REPLAY_BEGIN, 1)[1].split(REPLAY_END, 1)[0].strip().splitlines()
+
+
+def render(runs: Path, locales: tuple[str, ...]) -> str:
+    results = {page.key: page_results(page, runs, locales) for page in PAGES}
+    guarantees = sorted({g for by, _ in results.values() for g in by})
+    lines = [
+        "# Frameworks side by side",
+        "",
+        "What r-15's checks proved on the same workspace page built three ways: on pling's",
+        "reference runtime, on the Vercel AI SDK and on CopilotKit, each read through its dock",
+        "driver (docs/page-contract.md, \"Dock drivers\"). **kept**: every check of the",
+        "guarantee that could run passed; **n/a**: the framework does not offer what the",
+        "guarantee needs (the driver's reason), never a pass; **fails**: the first failure.",
+        "",
+        "Generated by `.venv/bin/python scripts/frameworks_page.py` from its kept runs",
+        f"(`{runs.relative_to(PROJECT_ROOT) if runs.is_relative_to(PROJECT_ROOT) else runs}`);"
+        " do not edit by hand.",
+        "",
+        "| page | framework | pinned | run |",
+        "|---|---|---|---|",
+    ]
+    for page in PAGES:
+        lines.append(f"| {page.title} | {page.framework} | {page.versions()} | "
+                     f"{results[page.key][1]} |")
+    lines += ["", "| guarantee | " + " | ".join(p.title for p in PAGES) + " |",
+              "|---|" + "---|" * len(PAGES)]
+    for guarantee in guarantees:
+        cells = [cell(results[p.key][0].get(guarantee, [])) if results[p.key][0]
+                 else "not run" for p in PAGES]
+        lines.append(f"| `{guarantee}` | " + " | ".join(cells) + " |")
+    lines += ["", "## Released versions that broke a promise", "",
+              "Each framework's fixed bugs, on its last buggy and its first fixed release:",
+              "the table `scripts/release_replay/replay_all.py --table docs/release-replay.md`",
+              "last wrote (docs/release-replay.md says how each bug is replayed; this script's",
+              "`--replay` runs it again).", "", *replay_table()]
+    table = "\n".join(replay_table())
+    missing = [page.title for page in PAGES if page.driver and f"| {page.key} |" not in table]
+    if missing:
+        lines += ["", f"Not in that table: {', '.join(missing)} (its bugs were not replayed "
+                  "when the table was last written; `replay_all.py` with no `--page` replays "
+                  "both pages)."]
+    return "\n".join(lines) + "\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--runs", type=Path, default=PROJECT_ROOT / "out" / "frameworks")
+    parser.add_argument("--pages", nargs="+", choices=[p.key for p in PAGES],
+                        default=[p.key for p in PAGES])
+    parser.add_argument("--locales", nargs="+", choices=LOCALES, default=list(LOCALES))
+    parser.add_argument("--render-only", action="store_true")
+    parser.add_argument("--replay", action="store_true")
+    parser.add_argument("--out", type=Path, default=DOC)
+    args = parser.parse_args(argv)
+    runs: Path = args.runs.resolve()
+    runs.mkdir(parents=True, exist_ok=True)
+    if not args.render_only:
+        for page in PAGES:
+            if page.key not in args.pages:
+                continue
+            why = page.missing()
+            if why is not None:
+                print(f"frameworks: {page.key} not run: {why}", flush=True)
+                continue
+            for locale in args.locales:
+                run_checks(page, locale, runs)
+
+    if args.replay and not args.render_only:
+        run_replay()
+    args.out.write_text(render(runs, tuple(LOCALES)), encoding="utf-8")
+    print(f"frameworks: wrote {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
