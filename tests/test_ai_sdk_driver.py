@@ -33,6 +33,7 @@ SELECTION = " or ".join([
     "publish_changes-handoff-cancel",
     "publish_changes-success-only-after-published",
     "test_an_approved_call_runs_even_when_a_message_follows_the_approval",
+    "test_one_approval_sent_twice_in_one_request_runs_the_action_once",
     "save_workspace_name-session-grant-for-ask",  # n/a: no "always allow"
     "publish_changes-handoff-timeout",  # n/a: no handoff timer
 ])

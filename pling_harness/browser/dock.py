@@ -31,6 +31,7 @@ from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 from pling_harness.browser.clicks import user_click
 from pling_harness.browser.dock_view import DECIDED_SELECTOR, DockView
 from pling_harness.browser.driver import in_page
+from pling_harness.browser.repeated_decision import RepeatedApproval
 from pling_harness.browser.visibility import VISIBLE_FUNCTION
 from pling_harness.project.dock_driver import DriverSpec, NotObservable
 
@@ -123,6 +124,14 @@ class Dock(DockView):
         elif route == "user-keyboard":
             forged.press("Enter", timeout=self.settle_timeout_ms)
         self._settle(f"a forged {decision!r} ({route})", gone="decided")
+
+    def repeat_next_approval(self, action: str) -> RepeatedApproval:
+        """Page script's (or a resending client's) duplicate: the next request that carries
+        the user's approval of `action` is sent with that approval answered twice
+        (`RepeatedApproval`). n/a on a page whose decisions never leave it (the driver's
+        `decision_wire`)."""
+        wire = self.spec.require(self.spec.decision_wire, "decision_wire")
+        return RepeatedApproval(self.page, wire, action)
 
     def wrap_in_decision(self, decision: str) -> None:
         """Page script puts the assistant inside an element carrying `decision` (a click

@@ -25,7 +25,7 @@ from functools import cache
 from pathlib import Path
 from typing import Annotated, Literal, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from pling_harness.project.contract import ApiPath
 from pling_harness.project.datafile import load_json_model
@@ -188,6 +188,22 @@ NO_PAGE_HOOKS = Absent(absent="this driver names no page hook to re-render or re
                        "component that registers the assistant's tools")
 
 
+class DecisionWire(DriverPart):
+    """How the user's decisions leave the page: in the framework's own chat request to one of
+    the driver's assistant endpoints, where page script (or a client that resends them)
+    could repeat one. `format` names the framework's body, which the harness knows how to
+    read (`pling_harness.browser.repeated_decision`)."""
+
+    endpoint: ApiPath
+    format: Literal["ai-sdk-ui-messages"]
+    """`ai-sdk-ui-messages`: the Vercel AI SDK's chat body (`{messages: UIMessage[]}`), a
+    decision being a tool part's `approval` answer in `approval-responded`."""
+
+
+NO_DECISION_WIRE = Absent(absent="the page decides each card itself (the executor in the "
+                          "browser): no request carries a decision that could be repeated")
+
+
 class TargetKind(DriverPart):
     """Elements the human acts on in a handoff (a code field, a Publish button), by id."""
 
@@ -222,12 +238,22 @@ class DriverSpec(DriverPart):
     frontend and human-in-the-loop tools), so their business requests pass through it and a
     check can hold them; false (the AI SDK): the page's server runs an approved call."""
     page_hooks: PageHooks | Absent = NO_PAGE_HOOKS
+    decision_wire: DecisionWire | Absent = NO_DECISION_WIRE
     clock: Literal["paused"] | RunningClock = "paused"
     """The harness pauses the page's clock once it is ready, so no timer fires unless a check
     moves time (docs/page-contract.md, "No timers in the runtime's flow"). A framework whose
     own flow waits on a timer (CopilotKit's `setTimeout(0)` before each follow-up run) would
     stop there: its driver says `{"running": "<which timer>"}`, and the clock, installed at
     the same instant, keeps running; checks still move it with `fast_forward`."""
+
+    @model_validator(mode="after")
+    def _decisions_sent_to_an_assistant_endpoint(self) -> DriverSpec:
+        if not isinstance(self.decision_wire, Absent) \
+                and self.decision_wire.endpoint not in self.assistant_endpoints:
+            raise ValueError(f"decision_wire.endpoint must be one of assistant_endpoints "
+                             f"{list(self.assistant_endpoints)}. Current input: "
+                             f"{self.decision_wire.endpoint!r}")
+        return self
 
     @property
     def pauses_clock(self) -> bool:

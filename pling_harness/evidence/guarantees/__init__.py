@@ -28,6 +28,7 @@ a mark taken just before clicking Deny::
 from pling_harness.evidence.guarantees.decided_calls import (
     approval_honoured,
     decided_call_never_unanswered,
+    one_run_per_approval,
 )
 from pling_harness.evidence.guarantees.live_page import (
     UI_TIMEOUT_MS,
@@ -85,6 +86,7 @@ __all__ = [
     "no_writes_into_targets",
     "notice_means",
     "one_call_at_a_time",
+    "one_run_per_approval",
     "probe_saw_every_business_request",
     "projection_exactly",
     "prompted_for_every_call",

@@ -8,9 +8,12 @@ lenient (`ModelHandle.accept_unanswered_tool_calls`) to see it."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
 from pling_harness.evidence.guarantees.live_page import UI_TIMEOUT_MS, live_dock
+from pling_harness.evidence.guarantees.record import state_unchanged
 from pling_harness.evidence.guarantees.violation import fail, listed, results_for
 from pling_harness.evidence.records import Mark
 from pling_harness.evidence.timeline import Timeline
@@ -54,3 +57,30 @@ def approval_honoured(timeline: Timeline, *, action: str, since: Mark) -> None:
     except PlaywrightTimeoutError:
         raise fail(name, f"the approved {action} did not run (the model received no result "
                     f"for it) and the page told the user nothing", timeline) from None
+
+
+def one_run_per_approval(timeline: Timeline, *, action: str, call_ids: Sequence[str],
+                         since: Mark, guarantee: str) -> None:
+    """Each call in `call_ids`, whose one approval reached the server more than once in one
+    request, ran at most once: no model request since `since` carries more than one result
+    for it (the framework sends the model the result of every run it made, so two results
+    are two runs, or a run and a denial); and a call the model heard no result of changed
+    nothing."""
+    if not call_ids:
+        raise fail(guarantee, f"the page sent no approval of {action} to repeat: nothing "
+                    "was proven", timeline)
+    heard = 0
+    for record in timeline.server_records(since, kind="model.request"):
+        if record.model_request is None:
+            continue
+        for call_id in call_ids:
+            results = [m for m in record.model_request.messages
+                       if isinstance(m, ToolMessage) and m.tool_call_id == call_id]
+            if len(results) > 1:
+                raise fail(guarantee, f"one approval of {action} (call {call_id}), answered "
+                            f"twice in one request, ran {len(results)} times: the model was "
+                            f"asked (server seq {record.seq}) with {len(results)} results for "
+                            "it", timeline)
+            heard = max(heard, len(results))
+    if heard == 0:
+        state_unchanged(timeline, since=since, guarantee=guarantee)

@@ -2,8 +2,10 @@
 was when the card appeared, so an action that stopped being available while its card was open
 (its control disabled or removed, the action switched off or unregistered, its scope left)
 runs nothing after Allow: the model is told the code step 3 or 4 of SPEC §3 would give now,
-and no business request is made. And a decision value the executor does not know (a forged
-decision "yes") counts as Deny.
+and no business request is made. And a decision the user did not give counts for nothing: a
+decision value the executor does not know (a forged decision "yes") counts as Deny, and one
+approval that reaches the server twice in one request (page script or a resending client
+repeating it: ai 7.0.148 ran the tool twice) runs the action at most once.
 """
 
 from __future__ import annotations
@@ -11,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import pytest
-from playwright.sync_api import expect
+from playwright.sync_api import Page, expect
 from testbed_actions import (
     GO_AHEAD,
     GO_AHEAD_PATTERN,
@@ -23,6 +25,7 @@ from testbed_actions import (
 from pling_harness import (
     Dock,
     ModelHandle,
+    Say,
     Testbed,
     Timeline,
     guarantees,
@@ -91,3 +94,21 @@ def test_forged_decision_value_the_executor_does_not_know_counts_as_deny(
                               guarantee="forged-decision-refused")
     guarantees.no_business_request(timeline, since=start, guarantee="forged-decision-refused")
     assert testbed.calls() == []
+
+
+@pytest.mark.guarantee("forged-decision-refused")
+def test_one_approval_sent_twice_in_one_request_runs_the_action_once(
+    tutorial_page: Page, dock: Dock, timeline: Timeline, model: ModelHandle, say: Say,
+) -> None:
+    repeated = dock.repeat_next_approval("archive_workspace")
+    # A lenient wire hears every result the framework sends; OpenAI's refuses a second one.
+    model.accept_unanswered_tool_calls()
+    dock.ask(say("archive"))
+    expect(dock.approval_for("archive_workspace")).to_be_visible()
+    before = timeline.mark()
+
+    dock.approve()
+
+    guarantees.one_run_per_approval(timeline, action="archive_workspace",
+                                    call_ids=repeated.call_ids, since=before,
+                                    guarantee="forged-decision-refused")
