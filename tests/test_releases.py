@@ -161,7 +161,7 @@ def test_two_files_of_one_page_or_one_bug_on_two_pages_are_refused(tmp_path: Pat
     other["page"] = "react"
     _write_releases(folder, "releases-react.json", json.dumps(other))
     first = other["bugs"][0]["name"]
-    with pytest.raises(ReleasesFileError, match=f"{first!r} is also a bug of page 'ai-sdk'"):
+    with pytest.raises(ReleasesFileError, match=f"field bugs: {first!r} is also a bug of page"):
         load_pages_release_bugs(tutorial, tmp_path)
 
 

@@ -2,7 +2,7 @@
 release (the bug must show) and its first fixed one (it must not), in Chromium.
 
     .venv/bin/python scripts/copilotkit_replay/replay.py            # every bug
-    .venv/bin/python scripts/copilotkit_replay/replay.py CK-3416    # one
+    .venv/bin/python scripts/copilotkit_replay/replay.py CK-5374    # one
 
 A release is installed on first use (fixtures/.r-15-copilotkit-<version>/, a few minutes and
 about 600 MB each); its lock is kept in fixtures/r-15-copilotkit/replay/. Exit 0 when every

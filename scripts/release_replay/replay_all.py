@@ -117,24 +117,43 @@ def main(argv: list[str] | None = None) -> int:
         (replay_copilotkit(names) if "copilotkit" in pages else [])
     if not rows:
         parser.error(f"no bug named {sorted(names)} on {pages}")
-    text = table(rows)
-    print("\n" + text)
+    print("\n" + table(rows))
     if args.table is not None:
-        write_table(args.table, text)
+        write_table(args.table, rows, pages, names)
     return 0 if all(row.as_expected for row in rows) else 1
 
 
 BEGIN, END = "<!-- replay table: begin -->", "<!-- replay table: end -->"
 
 
-def write_table(path: Path, text: str) -> None:
-    """Replace what lies between the markers in `path` (the rest is prose)."""
+def write_table(path: Path, rows: list[Row], pages: list[str], names: set[str]) -> None:
+    """Replace what lies between the markers in `path` (the rest is prose) with the table of
+    `rows`, keeping the rows already there that this run did not replay (another page, or a
+    bug not named), in the pages' order: a replay of one page or one bug leaves the others'
+    last run in the table."""
     document = path.read_text(encoding="utf-8")
     if BEGIN not in document or END not in document:
         raise SystemExit(f"{path} has no {BEGIN} … {END} markers to write the table between")
     head, rest = document.split(BEGIN, 1)
-    tail = rest.split(END, 1)[1]
-    path.write_text(f"{head}{BEGIN}\n{text}{END}{tail}", encoding="utf-8")
+    old, tail = rest.split(END, 1)
+    header, new_lines = table(rows).splitlines()[:2], table(rows).splitlines()[2:]
+    fresh = {row_cells(line): line for line in new_lines}
+    lines = []
+    for line in old.strip().splitlines()[2:]:
+        page, bug = row_cells(line)
+        if (page, bug) in fresh:
+            lines.append(fresh.pop((page, bug)))  # in its place
+        elif page not in pages or (names and bug not in names):
+            lines.append(line)  # not replayed by this run
+    lines = sorted(lines + list(fresh.values()), key=lambda line: PAGES.index(row_cells(line)[0]))
+    path.write_text(f"{head}{BEGIN}\n" + "\n".join(header + lines) + f"\n{END}{tail}",
+                    encoding="utf-8")
+
+
+def row_cells(line: str) -> tuple[str, str]:
+    """The page and the bug's name of a table row ("| ai-sdk | [name](link) | …")."""
+    cells = [cell.strip() for cell in line.split("|")[1:3]]
+    return cells[0], cells[1].lstrip("[").split("]", 1)[0].split(" (", 1)[0]
 
 
 if __name__ == "__main__":
