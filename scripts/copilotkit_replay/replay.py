@@ -1,5 +1,7 @@
-"""Replay CopilotKit's fixed bugs against the r-15 CopilotKit page: each on its last buggy
-release (the bug must show) and its first fixed one (it must not), in Chromium.
+"""Replay CopilotKit's fixed bugs that r-15's checks do not catch yet (bugs.py says why)
+against the r-15 CopilotKit page: each on its last buggy release (the bug must show) and its
+first fixed one (it must not), in Chromium. `scripts/release_replay/replay_all.py` runs them
+too, after the bugs the checks catch.
 
     .venv/bin/python scripts/copilotkit_replay/replay.py            # every bug
     .venv/bin/python scripts/copilotkit_replay/replay.py CK-5374    # one
