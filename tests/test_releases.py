@@ -1,5 +1,6 @@
 """The bug replay's version-installing part: a framework's exact releases from the npm
-registry, installed for the AI SDK page once and cached, linked into a copy of the page."""
+registry, installed for the AI SDK page once and cached, linked into a copy of the page; and
+the releases files that name each framework page's bugs."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ from pling_harness.mutation.releases import (
     ReleasesFileError,
     installed_release,
     link_release,
+    load_pages_release_bugs,
     load_release_bugs,
     release_key,
 )
@@ -111,3 +113,57 @@ def test_release_bugs_file_of_another_tutorial_is_refused(tmp_path: Path) -> Non
     (folder / "releases.json").write_text(text.replace('"r-15"', '"r-16"', 1))
     with pytest.raises(ReleasesFileError, match="names 'r-16'"):
         load_release_bugs(tutorial, tmp_path)
+
+
+def test_r15_pages_release_bugs_are_each_pages_own_file() -> None:
+    tutorial = load_tutorial("r-15")
+    pages = load_pages_release_bugs(tutorial, PROJECT_ROOT)
+
+    assert set(pages) == {"ai-sdk", "copilotkit"}
+    assert pages["ai-sdk"] == load_release_bugs(tutorial, PROJECT_ROOT)
+    copilotkit = pages["copilotkit"]
+    assert (PROJECT_ROOT / "fixtures" / f"{tutorial.short_id}-copilotkit").is_dir()
+    assert len(copilotkit.bugs) >= 2
+    for bug in copilotkit.bugs:
+        # The page's two CopilotKit packages are released together, at one version.
+        for pins in (bug.buggy, bug.fixed):
+            assert set(pins.packages) == {"@copilotkit/react-core", "@copilotkit/runtime"}
+            assert len(set(pins.packages.values())) == 1, bug.name
+        assert bug.buggy != bug.fixed and bug.checks is not None, bug.name
+
+
+def _write_releases(folder: Path, name: str, text: str) -> None:
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / name).write_text(text)
+
+
+def test_a_page_releases_file_must_name_its_own_page(tmp_path: Path) -> None:
+    tutorial = load_tutorial("r-15")
+    folder = tutorial.mutation_directory(tmp_path)
+    text = (tutorial.mutation_directory(PROJECT_ROOT) / "releases-copilotkit.json").read_text()
+    _write_releases(folder, "releases-react.json", text)
+    with pytest.raises(ReleasesFileError, match=r"releases-react\.json: field page: names "
+                                                r"'copilotkit', but the file is 'react'"):
+        load_pages_release_bugs(tutorial, tmp_path)
+
+
+def test_two_files_of_one_page_or_one_bug_on_two_pages_are_refused(tmp_path: Path) -> None:
+    tutorial = load_tutorial("r-15")
+    folder = tutorial.mutation_directory(tmp_path)
+    text = (tutorial.mutation_directory(PROJECT_ROOT) / "releases.json").read_text()
+    _write_releases(folder, "releases.json", text)
+    _write_releases(folder, "releases-ai-sdk.json", text)
+    with pytest.raises(ReleasesFileError, match="'ai-sdk' already has its bugs"):
+        load_pages_release_bugs(tutorial, tmp_path)
+
+    (folder / "releases-ai-sdk.json").unlink()
+    other = json.loads(text)
+    other["page"] = "react"
+    _write_releases(folder, "releases-react.json", json.dumps(other))
+    first = other["bugs"][0]["name"]
+    with pytest.raises(ReleasesFileError, match=f"field bugs: {first!r} is also a bug of page"):
+        load_pages_release_bugs(tutorial, tmp_path)
+
+
+def test_a_tutorial_without_releases_files_has_no_page_bugs(tmp_path: Path) -> None:
+    assert load_pages_release_bugs(load_tutorial("r-15"), tmp_path) == {}

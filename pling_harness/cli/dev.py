@@ -8,13 +8,8 @@ import argparse
 import sys
 from pathlib import Path
 
-from pling_harness.cli.ai_sdk_page import (
-    AI_SDK_PAGE,
-    MODEL_URL_VARIABLE,
-    ai_sdk_directory,
-    ai_sdk_vite,
-    model_url,
-)
+from pling_harness.cli.ai_sdk_page import AI_SDK_PAGE, ai_sdk_directory, ai_sdk_vite, model_url
+from pling_harness.cli.copilotkit_page import copilotkit_vite
 from pling_harness.cli.react_page import (
     PAGE_NAME,
     REACT_MODES,
@@ -85,15 +80,15 @@ def run_dev_react(tutorial: Tutorial, *, mode: ReactMode, locale: str, port: int
     server = TutorialServer(tutorial=tutorial, port=0, static_cache=NO_STORE, root=root,
                             retain=DEV_LOG_RECORDS)
     with server:
-        environ: dict[str, str] = {}
         what = "production build" if mode == "react-build" else "dev server"
         what = f"{PAGE_NAME[mode]} page, Vite {what}; API {server.url}"
         if mode == COPILOTKIT_PAGE:
             model = model_base_url or model_url(server.url)
-            environ[MODEL_URL_VARIABLE] = model
             what += f"; model {model}"
-        vite = ViteServer(directory=directory, mode=mode, api_origin=server.url, port=port,
-                          environ=environ)
+            vite = copilotkit_vite(directory, api_origin=server.url, model_base_url=model,
+                                   port=port)
+        else:
+            vite = ViteServer(directory=directory, mode=mode, api_origin=server.url, port=port)
         return serve_under_vite(tutorial, vite, locale=locale, what=what)
 
 

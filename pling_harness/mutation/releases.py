@@ -1,7 +1,8 @@
 """A framework's real releases installed for a page: the version-installing part of the bug
 replay (a fixed bug of the framework, checked on its last buggy release and its first
-fixed one), and the file that names those bugs and releases (`releases.json` in a
-tutorial's mutation folder, `load_release_bugs`).
+fixed one), and the files that name those bugs and releases, one per framework page
+(`releases.json` and `releases-<page>.json` in a tutorial's mutation folder,
+`load_release_bugs`, `load_pages_release_bugs`).
 
 `installed_release(page, pins)` gives a `node_modules` with the page's own lock, except the
 pinned packages, each at exactly the pinned version from the npm registry (npm resolves
@@ -31,8 +32,10 @@ from pling_harness.project.datafile import load_json_model
 from pling_harness.project.tutorials import Tutorial
 
 CACHE_ENV = "PLING_RELEASES_CACHE"
-# A tutorial's replayed framework bugs: tutorials/<id>/mutation/<this>.
+# A tutorial's replayed framework bugs: tutorials/<id>/mutation/<this>, one page's; another
+# page's are in releases-<page>.json beside it (each file says its page).
 RELEASES_FILE_NAME = "releases.json"
+PAGE_RELEASES_FILE = re.compile(r"^releases-([a-z0-9][a-z0-9-]*)\.json$")
 # What an install leaves beside node_modules: the pins and what npm really installed.
 RECORD_NAME = "pling-release.json"
 INSTALL_TIMEOUT_S = 900
@@ -119,7 +122,8 @@ class ReleaseBug(BaseModel):
 
 
 class ReleaseBugs(BaseModel):
-    """`releases.json`: the framework bugs a tutorial's page is replayed against."""
+    """`releases.json` (or `releases-<page>.json`): the framework bugs one page of a
+    tutorial is replayed against."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -133,13 +137,41 @@ class ReleasesFileError(ValueError):
     """`releases.json` is unreadable or invalid; the message names the file and field."""
 
 
-def load_release_bugs(tutorial: Tutorial, root: Path) -> ReleaseBugs:
-    path = tutorial.mutation_directory(root) / RELEASES_FILE_NAME
+def load_release_bugs(tutorial: Tutorial, root: Path,
+                      file_name: str = RELEASES_FILE_NAME) -> ReleaseBugs:
+    path = tutorial.mutation_directory(root) / file_name
     bugs = load_json_model(path, ReleaseBugs, ReleasesFileError)
     if bugs.tutorial not in (tutorial.id, tutorial.short_id):
         raise ReleasesFileError(f"{path}: field tutorial: names {bugs.tutorial!r}, not this "
                                 f"tutorial ({tutorial.short_id})")
+    named = PAGE_RELEASES_FILE.match(file_name)
+    if named is not None and named.group(1) != bugs.page:
+        raise ReleasesFileError(f"{path}: field page: names {bugs.page!r}, but the file is "
+                                f"{named.group(1)!r}'s (releases-<page>.json)")
     return bugs
+
+
+def load_pages_release_bugs(tutorial: Tutorial, root: Path) -> dict[str, ReleaseBugs]:
+    """Every page's replayed bugs, by page: `releases.json` and each `releases-<page>.json`
+    of the tutorial's mutation folder (none: an empty dict). Two files of one page, or one
+    bug name on two pages, are refused: a replay names a bug alone."""
+    folder = tutorial.mutation_directory(root)
+    names = sorted(path.name for path in folder.glob("releases*.json")
+                   if path.name == RELEASES_FILE_NAME or PAGE_RELEASES_FILE.match(path.name))
+    pages: dict[str, ReleaseBugs] = {}
+    seen: dict[str, str] = {}
+    for name in names:
+        bugs = load_release_bugs(tutorial, root, name)
+        if bugs.page in pages:
+            raise ReleasesFileError(f"{folder / name}: field page: {bugs.page!r} already has "
+                                    f"its bugs in another releases file of {folder}")
+        for bug in bugs.bugs:
+            if bug.name in seen:
+                raise ReleasesFileError(f"{folder / name}: field bugs: {bug.name!r} is also "
+                                        f"a bug of page {seen[bug.name]!r}")
+            seen[bug.name] = bugs.page
+        pages[bugs.page] = bugs
+    return pages
 
 
 def releases_cache() -> Path:

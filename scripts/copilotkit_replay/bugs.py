@@ -1,6 +1,17 @@
-"""CopilotKit's fixed bugs that break a promise the harness proves, each with a reproduction
-against the r-15 CopilotKit page in Chromium (plain Playwright): `reproduce(page, served)`
-returns what it saw when the bug shows, or None when the page kept the promise."""
+"""CopilotKit's fixed bugs that break a promise the harness proves but that r-15's checks do
+not catch through the copilotkit driver yet, each with a reproduction against the r-15
+CopilotKit page in Chromium (plain Playwright): `reproduce(page, served)` returns what it saw
+when the bug shows, or None when the page kept the promise. The bugs the checks catch are
+data (tutorials/r-15-…/mutation/releases-copilotkit.json, scripts/release_replay/).
+
+- CK-5374 (results of one reply's calls reversed): the check of call order,
+  test_two_calls_needing_approval_are_asked_one_at_a_time_in_call_order, fails on
+  CopilotKit's fixed releases too (of two calls in one reply, CopilotKit shows the second
+  one's card while the first one's business request is still unanswered: docs/copilotkit.md,
+  "What still fails"), so it cannot tell the fixed release from the buggy one; a check of
+  result order alone (a read, then a rename) is not written yet.
+- CK-2310 (a v1 handler runs again): needs the page on CopilotKit's v1 API (replay/v1/),
+  which the copilotkit driver does not read (v1's sidebar, no human-in-the-loop cards)."""
 
 from __future__ import annotations
 
@@ -9,7 +20,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from pages import ServedPage
-from playwright.sync_api import Page, expect
+from playwright.sync_api import Page
 
 from pling_harness.server.model.wire import ToolMessage
 
@@ -58,37 +69,6 @@ def allow_button(page: Page, tool: str) -> Any:
     return card.get_by_test_id("approval-allow")
 
 
-def strictmode_loses_hitl_render(page: Page, served: ServedPage) -> str | None:
-    """Ask to rename (a useHumanInTheLoop hook): once the call reached the page, its card must
-    appear. The bug drops the hook's render under StrictMode: the run waits on a card nobody
-    sees. What ends the wait on the buggy release is the time limit, so it is kept short of
-    the check's own (a card normally follows its call within a second)."""
-    ask(page, "rename the workspace to Acme")
-    first_of(page, {"the model called save_workspace_name": model_asked(served, 1)})
-    expect(page.get_by_test_id("copilot-assistant-message")).to_have_count(1)
-    try:
-        allow_button(page, "save_workspace_name").wait_for(timeout=WAIT_MS // 2)
-    except Exception:
-        return (f"save_workspace_name reached the page and no approval card appeared in "
-                f"{WAIT_MS // 2000} s; the agent waits on it")
-    return None
-
-
-def provider_hitl_does_not_wait(page: Page, served: ServedPage) -> str | None:
-    """Ask to archive (declared with the provider's `humanInTheLoop` prop): the agent must
-    wait for Allow or Deny. The bug answers the model at once, with no card to decide on."""
-    ask(page, "archive the workspace")
-    seen = first_of(page, {
-        "card": lambda: allow_button(page, "archive_workspace").is_visible(),
-        "answered": model_asked(served, 2),
-    })
-    if seen == "card":
-        return None
-    answer = served.model.requests[1].messages[-1]
-    return (f"archive_workspace was answered before any decision: the model received "
-            f"{getattr(answer, 'content', None)!r}, and no Allow button was shown")
-
-
 def parallel_results_reversed(page: Page, served: ServedPage) -> str | None:
     """One model reply with two calls (read, then rename): after Allow, the model must get
     the two results in the order of its calls."""
@@ -129,17 +109,6 @@ def handler_runs_again(page: Page, served: ServedPage) -> str | None:
 
 
 BUGS = (
-    Bug(key="CK-3416",
-        title="useHumanInTheLoop/useFrontendTool renders lost under React StrictMode",
-        promise="the approval card is shown for every call (registration under StrictMode)",
-        guarantee="approval-before-side-effects",
-        links="PR CopilotKit/CopilotKit#3416",
-        last_buggy="1.53.0", first_fixed="1.54.0", reproduce=strictmode_loses_hitl_render),
-    Bug(key="CK-4953", title="a humanInTheLoop tool declared on the provider never waits",
-        promise="the agent waits for the user's decision; nothing is reported before it",
-        guarantee="approval-before-side-effects",
-        links="issue CopilotKit/CopilotKit#4953, PR #6851",
-        last_buggy="1.70.2", first_fixed="1.70.3", reproduce=provider_hitl_does_not_wait),
     Bug(key="CK-5374", title="results of parallel frontend tool calls reach the model reversed",
         promise="calls of one reply are answered one after another, in order",
         guarantee="calls-one-after-another",

@@ -1,8 +1,10 @@
-"""Replay CopilotKit's fixed bugs against the r-15 CopilotKit page: each on its last buggy
-release (the bug must show) and its first fixed one (it must not), in Chromium.
+"""Replay CopilotKit's fixed bugs that r-15's checks do not catch yet (bugs.py says why)
+against the r-15 CopilotKit page: each on its last buggy release (the bug must show) and its
+first fixed one (it must not), in Chromium. `scripts/release_replay/replay_all.py` runs them
+too, after the bugs the checks catch.
 
     .venv/bin/python scripts/copilotkit_replay/replay.py            # every bug
-    .venv/bin/python scripts/copilotkit_replay/replay.py CK-3416    # one
+    .venv/bin/python scripts/copilotkit_replay/replay.py CK-5374    # one
 
 A release is installed on first use (fixtures/.r-15-copilotkit-<version>/, a few minutes and
 about 600 MB each); its lock is kept in fixtures/r-15-copilotkit/replay/. Exit 0 when every

@@ -7,10 +7,11 @@ one (the same checks must pass). One command for both pages:
     .venv/bin/python scripts/release_replay/replay_all.py vercel-ai-17136-denial-stuck-responded
     .venv/bin/python scripts/release_replay/replay_all.py --table docs/release-replay.md
 
-The AI SDK page's bugs are data (`tutorials/r-15-…/mutation/releases.json`), judged by r-15's
-checks through the page's dock driver (ai_sdk.py). CopilotKit's are still its own Playwright
-reproductions (scripts/copilotkit_replay/) until its dock driver lands; they run behind this
-same command and fill the same table. Exit 0 when every bug replayed as expected.
+Each page's bugs are data (`tutorials/r-15-…/mutation/releases.json` for the AI SDK page,
+`releases-copilotkit.json` for CopilotKit's), judged by r-15's checks through the page's dock
+driver (release_checks.py). The CopilotKit bugs those checks cannot catch yet stay its own
+Playwright reproductions (scripts/copilotkit_replay/, with why); they run behind this same
+command and fill the same table. Exit 0 when every bug replayed as expected.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "copilotkit_replay"))
 
-import ai_sdk  # noqa: E402 (beside this script)
+import release_checks  # noqa: E402 (beside this script)
 
 PAGES = ("ai-sdk", "copilotkit")
 LOCALE = "en"
@@ -41,19 +42,21 @@ class Row:
     as_expected: bool
 
 
-def replay_ai_sdk(names: set[str]) -> list[Row]:
+def replay_page(page: str, names: set[str]) -> list[Row]:
+    """`page`'s bugs of its releases file, each judged by r-15's checks on both releases."""
     rows = []
-    for bug in ai_sdk.ai_sdk_bugs():
+    for bug in release_checks.page_bugs(page):
         if names and bug.name not in names:
             continue
+        buggy_name = release_checks.release_name(bug.buggy)
+        fixed_name = release_checks.release_name(bug.fixed)
         if bug.checks is None:
-            rows.append(Row("ai-sdk", bug.name, str(bug.report), ai_sdk.release_name(bug.buggy),
-                            ai_sdk.release_name(bug.fixed), "not replayed",
-                            f"not replayed: {bug.needs}", True))
+            rows.append(Row(page, bug.name, str(bug.report), buggy_name, fixed_name,
+                            "not replayed", f"not replayed: {bug.needs}", True))
             print(f"{bug.name}: not replayed ({bug.needs})", flush=True)
             continue
-        buggy = ai_sdk.check_release(bug, bug.buggy, LOCALE)
-        fixed = ai_sdk.check_release(bug, bug.fixed, LOCALE)
+        buggy = release_checks.check_release(page, bug, bug.buggy, LOCALE)
+        fixed = release_checks.check_release(page, bug, bug.fixed, LOCALE)
         caught = [g for g in bug.expected if g in buggy.failures]
         ok = bool(caught) and not fixed.caught and fixed.ran > 0
         first = next(iter(buggy.failures.values()), "(nothing failed)")
@@ -62,7 +65,7 @@ def replay_ai_sdk(names: set[str]) -> list[Row]:
               f"fixed {fixed.release}: "
               f"{'passed' if not fixed.caught else 'FAILED ' + str(fixed.failures)} "
               f"({fixed.ran} checks ran){'' if ok else '  UNEXPECTED'}", flush=True)
-        rows.append(Row("ai-sdk", bug.name, str(bug.report), buggy.release, fixed.release,
+        rows.append(Row(page, bug.name, str(bug.report), buggy.release, fixed.release,
                         f"{', '.join(caught) or '-'} (`-k \"{bug.checks}\"`)", first, ok))
     return rows
 
@@ -110,28 +113,47 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     pages = args.page or list(PAGES)
     names = set(args.bugs)
-    rows = (replay_ai_sdk(names) if "ai-sdk" in pages else []) + \
+    rows = [row for page in pages for row in replay_page(page, names)] + \
         (replay_copilotkit(names) if "copilotkit" in pages else [])
     if not rows:
         parser.error(f"no bug named {sorted(names)} on {pages}")
-    text = table(rows)
-    print("\n" + text)
+    print("\n" + table(rows))
     if args.table is not None:
-        write_table(args.table, text)
+        write_table(args.table, rows, pages, names)
     return 0 if all(row.as_expected for row in rows) else 1
 
 
 BEGIN, END = "<!-- replay table: begin -->", "<!-- replay table: end -->"
 
 
-def write_table(path: Path, text: str) -> None:
-    """Replace what lies between the markers in `path` (the rest is prose)."""
+def write_table(path: Path, rows: list[Row], pages: list[str], names: set[str]) -> None:
+    """Replace what lies between the markers in `path` (the rest is prose) with the table of
+    `rows`, keeping the rows already there that this run did not replay (another page, or a
+    bug not named), in the pages' order: a replay of one page or one bug leaves the others'
+    last run in the table."""
     document = path.read_text(encoding="utf-8")
     if BEGIN not in document or END not in document:
         raise SystemExit(f"{path} has no {BEGIN} … {END} markers to write the table between")
     head, rest = document.split(BEGIN, 1)
-    tail = rest.split(END, 1)[1]
-    path.write_text(f"{head}{BEGIN}\n{text}{END}{tail}", encoding="utf-8")
+    old, tail = rest.split(END, 1)
+    header, new_lines = table(rows).splitlines()[:2], table(rows).splitlines()[2:]
+    fresh = {row_cells(line): line for line in new_lines}
+    lines = []
+    for line in old.strip().splitlines()[2:]:
+        page, bug = row_cells(line)
+        if (page, bug) in fresh:
+            lines.append(fresh.pop((page, bug)))  # in its place
+        elif page not in pages or (names and bug not in names):
+            lines.append(line)  # not replayed by this run
+    lines = sorted(lines + list(fresh.values()), key=lambda line: PAGES.index(row_cells(line)[0]))
+    path.write_text(f"{head}{BEGIN}\n" + "\n".join(header + lines) + f"\n{END}{tail}",
+                    encoding="utf-8")
+
+
+def row_cells(line: str) -> tuple[str, str]:
+    """The page and the bug's name of a table row ("| ai-sdk | [name](link) | …")."""
+    cells = [cell.strip() for cell in line.split("|")[1:3]]
+    return cells[0], cells[1].lstrip("[").split("]", 1)[0].split(" (", 1)[0]
 
 
 if __name__ == "__main__":

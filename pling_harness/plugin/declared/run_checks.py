@@ -88,6 +88,9 @@ def policy_table(run: DeclaredRun) -> None:
 def approval_before_side_effects(run: DeclaredRun) -> None:
     run.open()
     before = run.ask()
+    # The turn settled: a call that asks is waiting on its card (a framework that loses the
+    # card, or answers the call without one, fails here by name, not on a click's timeout).
+    _cards(run, before, "approval-before-side-effects", 1)
     _nothing_yet(run, before, "approval-before-side-effects")
     run.dock.approve()
     guarantees.approval_before_side_effects(run.timeline, action=run.action, since=before)

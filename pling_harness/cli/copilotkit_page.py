@@ -1,0 +1,19 @@
+"""`pling-tutorial dev <tutorial> --page copilotkit`'s Vite: the tutorial's page with its
+assistant built on CopilotKit (`fixtures/<short id>-copilotkit/`), CopilotKit's runtime
+inside Vite's server calling the model on OpenAI's wire at a base URL (PLING_OPENAI_BASE_URL,
+as the AI SDK page's server does). The bug replay serves a copy of the page on another
+CopilotKit release the same way (scripts/release_replay/)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pling_harness.cli.ai_sdk_page import MODEL_URL_VARIABLE
+from pling_harness.cli.react_page import ViteServer
+
+
+def copilotkit_vite(directory: Path, *, api_origin: str, model_base_url: str,
+                    port: int) -> ViteServer:
+    """Vite's dev server for the CopilotKit page (under the system's Node.js)."""
+    return ViteServer(directory=directory, mode="copilotkit", api_origin=api_origin, port=port,
+                      environ={MODEL_URL_VARIABLE: model_base_url})
