@@ -332,6 +332,33 @@ def _receipt_after_answer_via_framework(timeline: Timeline, since: Mark | None, 
                    timeline)
 
 
+def _success_after_answer_via_framework(timeline: Timeline, since: Mark | None, *, name: str,
+                                        call_id: str, path: str, asked: int) -> None:
+    """A page whose assistant talks to its own server (the driver's assistant endpoints) sends
+    the conversation in its framework's format, which the harness does not read; the model
+    request `asked` that first carried the success is in the model's log. Before it arrived,
+    the browser had a successful answer to `path`, and the page had it before it last sent
+    the conversation to its assistant endpoint (the request its server turned into it)."""
+    browser, page = timeline.reached_before(asked, since)
+    if not any(kind == "finished" and _succeeded(request.status)
+               and request.path.split("?", 1)[0] == path for kind, request in browser):
+        raise fail(name, f"the model received the success for {call_id} before the browser "
+                    f"had any successful answer to {path}", timeline)
+    asked_ids = {e.data.id for e in page
+                 if e.kind == "request" and e.data.path.split("?", 1)[0] == path}
+    answer_at = next((index for index, e in enumerate(page)
+                      if e.kind == "response" and e.data.id in asked_ids
+                      and _succeeded(e.data.status)), None)
+    sent_at = max((index for index, e in enumerate(page) if e.kind == "request"
+                   and timeline.driver.is_assistant_endpoint(e.data.path)), default=None)
+    if sent_at is None:
+        raise fail(name, f"the page's probe saw no request to the assistant's endpoint before "
+                    f"the model received the success for {call_id}", timeline)
+    if answer_at is None or sent_at < answer_at:
+        raise fail(name, f"the page sent the success for {call_id} to its assistant endpoint "
+                    f"before the answer to {path} had reached it", timeline)
+
+
 def _succeeded(status: int | None) -> bool:
     return status is not None and 200 <= status < 300
 
@@ -404,6 +431,10 @@ def success_after_business_answer(timeline: Timeline, *, call_id: str, path: str
             raise fail(name, f"the success for {call_id} reached the server (seq "
                         f"{carrying[0].seq}) before any successful answer to {path} (answers "
                         f"at: {listed([f'seq {r.seq}' for r in answered])})", timeline)
+    elif timeline.driver.assistant_endpoints:
+        _success_after_answer_via_framework(timeline, since, name=name, call_id=call_id,
+                                            path=path, asked=carrying[0].seq)
+        return
     else:
         business = [r for r in timeline.browser_business_requests(since)
                     if r.path.split("?", 1)[0] == path]

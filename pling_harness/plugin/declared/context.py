@@ -112,7 +112,10 @@ class DeclaredRun:
             self.model.script({"role": "assistant", "content": "…"})
             self.dock.ask(self.say(self.row.asked_with))
         offered = self.model.offered_tools()
-        stale = self.table.stale_against(list(offered))
+        # Tools the framework offers on its own (the driver's `framework_tools`) are no page
+        # action, so no row of the table.
+        framework = set(self.dock.spec.framework_tools)
+        stale = self.table.stale_against([name for name in offered if name not in framework])
         if stale is not None:
             raise GuaranteeViolation("projection-complete", stale, self.timeline)
         return offered

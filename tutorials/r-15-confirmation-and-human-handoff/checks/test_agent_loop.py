@@ -168,7 +168,12 @@ def test_one_message_sent_in_the_pages_dock_starts_one_turn(
     dock.ask(say("status"))
 
     expect(dock.messages("user")).to_have_count(1)
-    expect(dock.messages("assistant")).to_have_count(1)
+    # Each reply shown once. A framework may show a call as an assistant message of its own
+    # (CopilotKit: the read's activity line), so replies are told apart by their text.
+    replies = dock.messages("assistant")
+    expect(replies.last).to_be_visible()
+    shown = replies.all_inner_texts()
+    assert len(shown) == len(set(shown)), f"the assistant showed a message twice: {shown}"
     opening = [r for r in timeline.page_model_requests(start)
                if '"role":"tool"' not in (r.body or "").replace(" ", "")]
     assert len(opening) == 1, f"one message opened {len(opening)} model requests: {opening}"

@@ -80,7 +80,11 @@ NEXT_RESIZE = """() => ({ handled: new Promise((resolve) =>
 # Content above the targets, as a late banner would add it: inserted at the top of the page's
 # main column (or grown, if already there); resolves after the page's mutation observers ran.
 # Returns how far the page scrolled meanwhile, which must be 0 (else scrolling did the work).
+# Scroll anchoring is turned off for the document: a page that scrolled its target into view
+# (not at the top) would otherwise be scrolled by the browser to keep the target still, and
+# the check would see no layout change at all.
 GROW_CONTENT_ABOVE = """async (height) => {
+  document.scrollingElement.style.overflowAnchor = "none";
   const scrolledFrom = window.scrollY;
   let block = document.querySelector("[data-harness-inserted]");
   if (!block) {
