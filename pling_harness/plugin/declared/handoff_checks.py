@@ -1,7 +1,7 @@
-"""Generated checks of a handoff: no approval stacked on it and its guidance, cancel, the
-timeout at its declared `timeout_ms`, the steps moving on only when the human does them, Done without the effect, and the human's steps giving
-success only once the page shows what the server did, as a receipt, nothing written into a
-target."""
+"""Generated checks of a handoff: no approval stacked on it and its guidance, its steps moving
+on only when the human does them, cancel, the timeout at its declared `timeout_ms`, Done
+without the effect, and the human's steps giving success only once the page shows what the
+server did, as a receipt, nothing written into a target."""
 
 from __future__ import annotations
 
