@@ -69,8 +69,11 @@ def declared_checks(table: ActionTable) -> list[DeclaredCheck]:
     found: list[DeclaredCheck] = []
     for action, row in table.actions.items():
         checks = _handoff_checks(row) if row.policy == "handoff" else _run_checks(row)
-        if row.asks or row.policy == "handoff":  # it waits on the user: a card or a handoff
+        if row.asks:  # it waits on the user: a card, or (below) a handoff and its highlights
             checks.append(("new-conversation-ends-pending", ("new-conversation-ends-pending",)))
+        if row.policy == "handoff":
+            checks.append(("new-conversation-ends-pending", ("new-conversation-ends-pending",
+                                                             "handoff-guidance")))
         checks.append(("rejected-before-prompt", ("rejected-before-prompt",
                                                   "hostile-model-output")))
         if row.unavailable_when:

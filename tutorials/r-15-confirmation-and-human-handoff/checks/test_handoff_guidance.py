@@ -1,7 +1,7 @@
 """Handoff guidance (SPEC §4) on r-15: the reason and the ordered steps in the page's own words,
-each highlight covering its target however the page moves (scroll, resize, layout), and a new
-conversation ending it. When a step advances (Next, Back, typing, a click), and the highlights
-going with Cancel and Done, are the checks generated from actions.json.
+and each highlight covering its target however the page moves (scroll, resize, layout). When a
+step advances (Next, Back, typing, a click), and the highlights going with Cancel, Done and a
+new conversation, are the checks generated from actions.json.
 
 On the testbed, with handoffs registered as a page does (`testbed.scripts`), steps advance on
 the kinds of targets the spec names, whatever they are: an input the user clicks (`button`,
@@ -210,22 +210,7 @@ def test_highlight_follows_its_target_when_content_above_it_grows(
         guarantees.highlight_covers_target(timeline, target=target)
 
 
-# ---- highlights end with the handoff ---------------------------------------------------
-
-
-@pytest.mark.guarantee("handoff-guidance")
-def test_new_conversation_ends_the_handoff_and_removes_its_highlights(
-    tutorial_page: Page, dock: Dock, timeline: Timeline, say: Say,
-) -> None:
-    # Cancel, Done and the timeout end it too: the checks generated from actions.json.
-    start_publish_handoff(dock, say)
-    dock.handoff_next()  # end on the second step's highlight
-    expect(dock.highlights).to_have_count(1)
-
-    dock.new_conversation()
-
-    expect(dock.handoff).to_have_count(0)
-    guarantees.highlights_removed(timeline)
+# ---- on the testbed: when a step advances -----------------------------------------------
 
 
 HANDOFF_ACTION = "sign_off"
