@@ -116,7 +116,25 @@ def test_r15_matrix_ids_are_stable_and_each_names_a_check() -> None:
     assert "archive_workspace-session-grant-for-ask" not in ids  # "always" is for ask alone
     assert "publish_changes-handoff-timeout" in ids
     assert "get_workspace-approval-before-side-effects" not in ids  # policy none asks nothing
+    # What waits on the user (a card, a handoff) is ended by a new conversation; a read waits
+    # on nobody.
+    assert {"save_workspace_name-new-conversation-ends-pending",
+            "archive_workspace-new-conversation-ends-pending",
+            "publish_changes-new-conversation-ends-pending"} <= set(ids)
+    assert "get_workspace-new-conversation-ends-pending" not in ids
+    assert "publish_changes-handoff-steps-advance" in ids
     assert ids[-1] == "table-projection-complete"
+
+
+def test_a_one_step_handoff_has_no_step_to_advance(tmp_path: Path) -> None:
+    done = {"request": {"method": "POST", "path": "/api/workspace/publish"},
+            "state": {"published": True}}
+    path = write(tmp_path, {"actions": {"publish_changes": {
+        "asked_with": "publish", "policy": "handoff", "effect": {"published": True},
+        "handoff": {"steps": [{"click": "publish_changes"}], "done": done}}}})
+    checks = [check.check for check in declared_checks(load_action_table(path))]
+    assert "handoff-no-stacking" in checks
+    assert "handoff-steps-advance" not in checks
 
 
 def test_r15_matrix_proves_every_guarantee_of_each_policy() -> None:

@@ -15,7 +15,12 @@ import pytest
 
 from pling_harness.browser.dock import Dock
 from pling_harness.evidence.timeline import Timeline
-from pling_harness.plugin.declared import handoff_checks, rejection_checks, run_checks
+from pling_harness.plugin.declared import (
+    conversation_checks,
+    handoff_checks,
+    rejection_checks,
+    run_checks,
+)
 from pling_harness.plugin.declared.context import DeclaredRun
 from pling_harness.plugin.declared.examples import add_options
 from pling_harness.plugin.declared.matrix import DECLARED_CASES, DeclaredCheck, declared_checks
@@ -45,10 +50,12 @@ CHECKS: dict[str, Callable[[DeclaredRun], None]] = {
     "success-after-business-answer": run_checks.success_after_business_answer,
     "hidden-characters-refused": run_checks.hidden_characters_refused,
     "handoff-no-stacking": handoff_checks.handoff_no_stacking,
+    "handoff-steps-advance": handoff_checks.handoff_steps_advance,
     "handoff-cancel": handoff_checks.handoff_cancel,
     "handoff-timeout": handoff_checks.handoff_timeout,
     "handoff-done-requires-expect": handoff_checks.handoff_done_requires_expect,
     "success-only-after-published": handoff_checks.success_only_after_published,
+    "new-conversation-ends-pending": conversation_checks.new_conversation_ends_pending,
     "rejected-before-prompt": rejection_checks.rejected_before_prompt,
     "rejected-when-unavailable": rejection_checks.rejected_when_unavailable,
     "projection-complete": rejection_checks.projection_complete,

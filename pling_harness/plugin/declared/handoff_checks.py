@@ -1,7 +1,7 @@
-"""Generated checks of a handoff: no approval stacked on it and its guidance, cancel, the
-timeout at its declared `timeout_ms`, Done without the effect, and the human's steps giving
-success only once the page shows what the server did, as a receipt, nothing written into a
-target."""
+"""Generated checks of a handoff: no approval stacked on it and its guidance, its steps moving
+on only when the human does them, cancel, the timeout at its declared `timeout_ms`, Done
+without the effect, and the human's steps giving success only once the page shows what the
+server did, as a receipt, nothing written into a target."""
 
 from __future__ import annotations
 
@@ -18,6 +18,8 @@ from pling_harness.project.action_table import HandoffRow, HandoffStep
 from pling_harness.project.dock_driver import NotObservable
 
 ONE_SECOND_MS = 1000
+# Keys pressed in a field that move the caret or modify, typing nothing.
+KEYS_THAT_TYPE_NOTHING = ("ArrowLeft", "ArrowRight", "Home", "Shift")
 
 
 def _handoff(run: DeclaredRun) -> HandoffRow:
@@ -55,21 +57,63 @@ def _not_completed(run: DeclaredRun, code: str, since: Any, guarantee: str) -> N
                                                                           run.locale))
 
 
+def _at_step(run: DeclaredRun, index: int, why: str) -> None:
+    """Step `index` is the current one, and its target the one element highlighted."""
+    target = _handoff(run).steps[index].target
+    guarantees.highlight_covers_target(run.timeline, target=target)
+    dock = run.dock
+    try:
+        expect(dock.handoff_step(index, current=True)).to_be_visible(timeout=SHOWN_TIMEOUT_MS)
+        expect(dock.highlights).to_have_count(1, timeout=SHOWN_TIMEOUT_MS)
+        expect(dock.highlighted).to_have_count(1, timeout=SHOWN_TIMEOUT_MS)
+    except AssertionError as error:
+        raise GuaranteeViolation("handoff-guidance", f"after {why}, step {index + 1} of "
+                                 f"{run.action} ({target}) should be the current one and the "
+                                 f"only one highlighted: {str(error).splitlines()[0]}",
+                                 run.timeline) from None
+
+
 def handoff_no_stacking(run: DeclaredRun) -> None:
     """The handoff shows no approval card, its reason and steps, and highlights each step's
-    target in turn; the highlights go when it ends."""
+    target in turn, alone, with Next through the steps and Back to the first; the highlights
+    go when it ends."""
     handoff = _handoff(run)
     run.open()
     before = run.timeline.mark()
     _start(run)
     guarantees.handoff_without_approval(run.timeline, action=run.action, since=before)
     guarantees.handoff_shows_reason_and_steps(run.timeline, steps=len(handoff.steps))
-    for index, step in enumerate(handoff.steps):
-        if index:
-            run.dock.handoff_next()
-        guarantees.highlight_covers_target(run.timeline, target=step.target)
+    _at_step(run, 0, "the start")
+    last = len(handoff.steps) - 1
+    for index in range(1, last + 1):
+        run.dock.handoff_next()
+        _at_step(run, index, "Next")
+    for index in reversed(range(last)):
+        run.dock.handoff_back()
+        _at_step(run, index, "Back")
     run.dock.handoff_cancel()
     guarantees.highlights_removed(run.timeline, since=before)
+
+
+def handoff_steps_advance(run: DeclaredRun) -> None:
+    """A step moves on only when the human does it: a typed step once its field has input,
+    focus still in it (a click into it and keys that type nothing leave the step where it
+    is), a clicked step on the click. The last step's action completes the handoff
+    (success-only-after-published), so it is not done here."""
+    steps = _handoff(run).steps
+    page = run.open()
+    _start(run)
+    for index, step in enumerate(steps[:-1]):
+        if step.fill is not None:
+            field = run.dock.target(step.fill)
+            field.click()
+            for key in KEYS_THAT_TYPE_NOTHING:
+                page.keyboard.press(key)
+            _at_step(run, index, f"a click into {step.fill} and keys that type nothing")
+            expect(field).to_have_value("")
+        _do(run, step)
+        _at_step(run, index + 1, f"the human did step {index + 1} ({step.target})")
+    run.dock.handoff_cancel()
 
 
 def handoff_cancel(run: DeclaredRun) -> None:
@@ -110,6 +154,7 @@ def handoff_done_requires_expect(run: DeclaredRun) -> None:
             _do(run, step)
         run.dock.handoff_done()
         _not_completed(run, "HANDOFF_FAILED", before, "handoff-done-requires-expect")
+        guarantees.highlights_removed(run.timeline)  # every one shown since the page was ready
 
 
 def success_only_after_published(run: DeclaredRun) -> None:

@@ -47,12 +47,17 @@ def _run_checks(row: ActionRow) -> list[tuple[str, tuple[str, ...]]]:
     return checks
 
 
-def _handoff_checks() -> list[tuple[str, tuple[str, ...]]]:
+def _handoff_checks(row: ActionRow) -> list[tuple[str, tuple[str, ...]]]:
+    assert row.handoff is not None
+    # Steps move on only where one comes before the last (whose action completes it).
+    advance = [("handoff-steps-advance", ("handoff-guidance",))] if len(row.handoff.steps) > 1 \
+        else []
     return [
         ("handoff-no-stacking", ("handoff-no-stacking", "handoff-guidance")),
+        *advance,
         ("handoff-cancel", ("handoff-cancel", "no-silent-retry")),
         ("handoff-timeout", ("handoff-timeout",)),
-        ("handoff-done-requires-expect", ("handoff-done-requires-expect",)),
+        ("handoff-done-requires-expect", ("handoff-done-requires-expect", "handoff-guidance")),
         ("success-only-after-published", ("success-only-after-published", "handoff-receipt",
                                           "handoff-never-writes-target")),
     ]
@@ -63,7 +68,12 @@ def declared_checks(table: ActionTable) -> list[DeclaredCheck]:
     table's own comparison with the page's projection."""
     found: list[DeclaredCheck] = []
     for action, row in table.actions.items():
-        checks = _handoff_checks() if row.policy == "handoff" else _run_checks(row)
+        checks = _handoff_checks(row) if row.policy == "handoff" else _run_checks(row)
+        if row.asks:  # it waits on the user: a card, or (below) a handoff and its highlights
+            checks.append(("new-conversation-ends-pending", ("new-conversation-ends-pending",)))
+        if row.policy == "handoff":
+            checks.append(("new-conversation-ends-pending", ("new-conversation-ends-pending",
+                                                             "handoff-guidance")))
         checks.append(("rejected-before-prompt", ("rejected-before-prompt",
                                                   "hostile-model-output")))
         if row.unavailable_when:

@@ -10,7 +10,7 @@ import json
 
 import pytest
 from page_lifecycle import LIFECYCLES, Lifecycle, ask_after, calls_to
-from playwright.sync_api import ElementHandle, Page, expect
+from playwright.sync_api import Page, expect
 from testbed_actions import (
     GO_AHEAD,
     GO_AHEAD_PATTERN,
@@ -18,13 +18,12 @@ from testbed_actions import (
     GUARDED_SAVE_ARGUMENTS,
     declare_guarded,
 )
-from workspace_state import INITIAL_WORKSPACE, PUBLISH_CODE, WorkspaceSnapshot
+from workspace_state import INITIAL_WORKSPACE, WorkspaceSnapshot
 
 from pling_harness import (
     Dock,
     GuaranteeViolation,
     HeldRequests,
-    Mark,
     ModelHandle,
     OpenTutorialPage,
     Say,
@@ -36,15 +35,12 @@ from pling_harness import (
     tool_call,
 )
 
-SAVE, ARCHIVE, RESET, PUBLISH, READ = (
-    "save_workspace_name", "archive_workspace", "reset_workspace", "publish_changes",
-    "get_workspace")
+SAVE, ARCHIVE, RESET, READ = (
+    "save_workspace_name", "archive_workspace", "reset_workspace", "get_workspace")
 NAME_PATH, ARCHIVE_PATH = "/api/workspace/name", "/api/workspace/archive"
 NEW_NAME = "Acme"
 # The first model request carries the user's message; the second the results of its reply.
 RESULTS_REQUEST = 1
-# Longer than any timer the runtime may have running (the 5-minute handoff timeout included).
-PAST_EVERY_TIMER_MS = 10 * 60 * 1000
 NEW_CONVERSATION = "new-conversation-ends-pending"
 
 
@@ -179,77 +175,8 @@ def test_one_message_sent_in_the_pages_dock_starts_one_turn(
     assert len(opening) == 1, f"one message opened {len(opening)} model requests: {opening}"
 
 
-# ---- "new conversation" while a card or a handoff waits -----------------------------------
-
-
-def assert_abandoned_turn_did_nothing(page: Page, dock: Dock, timeline: Timeline, *,
-                                      stale_button: ElementHandle, since: Mark) -> None:
-    """After "new conversation": a click on the ended card's or panel's button and every timer
-    running out change nothing: no model or business request, an empty conversation."""
-    # By script: the button has left the screen, so no user could click it any more.
-    stale_button.evaluate("button => button.click()")
-    page.clock.fast_forward(PAST_EVERY_TIMER_MS)
-    expect(dock.messages()).to_have_count(0)
-    expect(dock.busy).to_have_count(0)
-    guarantees.no_model_request(timeline, since=since, why="the turn was abandoned",
-                                guarantee=NEW_CONVERSATION)
-    guarantees.no_business_request(timeline, since=since, guarantee=NEW_CONVERSATION)
-    guarantees.state_unchanged(timeline, since=since, guarantee=NEW_CONVERSATION)
-
-
-@pytest.mark.guarantee(NEW_CONVERSATION)
-def test_new_conversation_during_an_approval_ends_it_and_nothing_runs_from_it(
-    tutorial_page: Page, dock: Dock, timeline: Timeline, say: Say,
-) -> None:
-    dock.ask(say("archive"))
-    expect(dock.approval_for(ARCHIVE)).to_be_visible()
-    stale_allow = dock.approve_button.element_handle()
-    abandoned = timeline.mark()
-
-    dock.new_conversation()
-
-    expect(dock.approval).to_have_count(0)
-    assert_abandoned_turn_did_nothing(tutorial_page, dock, timeline, stale_button=stale_allow,
-                                      since=abandoned)
-    # The next conversation starts from nothing: its first model request carries only the
-    # user's new message, none of the abandoned turn.
-    fresh = timeline.mark()
-    dock.ask(say("status"))
-    guarantees.model_received(timeline, action=READ, code="OK", since=fresh,
-                              guarantee=NEW_CONVERSATION)
-    first = timeline.server_records(fresh, kind="model.request")[0].model_request
-    assert first is not None
-    # A page's server may put its own instructions first (a system message): not the turn's.
-    assert [(m.role, m.content) for m in first.messages if m.role != "system"] == [
-        ("user", say("status"))]
-
-
-@pytest.mark.guarantee(NEW_CONVERSATION)
-def test_new_conversation_during_a_handoff_ends_it_and_nothing_runs_from_it(
-    tutorial_page: Page, dock: Dock, timeline: Timeline, tutorial_server: TutorialServer,
-    say: Say,
-) -> None:
-    dock.ask(say("publish"))
-    expect(dock.handoff_for(PUBLISH)).to_be_visible()
-    stale_done = dock.handoff_done_button.element_handle()
-    abandoned = timeline.mark()
-
-    dock.new_conversation()
-
-    expect(dock.handoff).to_have_count(0)
-    expect(dock.highlights).to_have_count(0)
-    assert_abandoned_turn_did_nothing(tutorial_page, dock, timeline, stale_button=stale_done,
-                                      since=abandoned)
-    # The user now publishes by hand: what the handoff waited for comes true, and still
-    # nothing is reported to the model.
-    tutorial_page.get_by_test_id("verification-code").fill(PUBLISH_CODE)
-    tutorial_page.get_by_test_id("workspace-publish").click()
-    expect(tutorial_page.get_by_test_id("workspace-status")).to_have_attribute(
-        "data-state", "published")
-    assert tutorial_server.state.snapshot().published
-    guarantees.no_model_request(timeline, since=abandoned, why="the handoff was abandoned",
-                                guarantee=NEW_CONVERSATION)
-    expect(dock.messages()).to_have_count(0)
+# ---- "new conversation" while the model or the server works ---------------------------
+# (While a card or a handoff waits: the checks generated from actions.json, for each action.)
 
 
 @pytest.mark.guarantee(NEW_CONVERSATION)

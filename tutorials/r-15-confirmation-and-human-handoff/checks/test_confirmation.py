@@ -35,7 +35,6 @@ from pling_harness import (
     Timeline,
     TutorialServer,
     guarantees,
-    reload_page,
 )
 
 TIDY = TestbedScripts.TIDY
@@ -49,6 +48,8 @@ FIRST_NAME = "Acme"
 SAVE = "save_workspace_name"
 # Testbed: what a user types to make the model call an action (`when_user`).
 RUN_REQUEST = REQUESTS["run_action"]
+
+
 def rename(locale: str, name: str) -> str:
     return RENAME_TO[locale].format(name=name)
 
@@ -61,22 +62,6 @@ def nothing_happened_yet(timeline: Timeline, tutorial_server: TutorialServer, *,
 
 
 # ---- session-grant-for-ask --------------------------------------------------------------
-
-
-def reload_the_page(page: Page, dock: Dock) -> None:
-    reload_page(page)
-
-
-def start_a_new_conversation(page: Page, dock: Dock) -> None:
-    dock.new_conversation()
-    expect(dock.messages()).to_have_count(0)
-
-
-# What ends the dock session, and with it every "always allow" given in it.
-SESSION_ENDINGS: dict[str, Callable[[Page, Dock], None]] = {
-    "page-reload": reload_the_page,
-    "new-conversation": start_a_new_conversation,
-}
 
 
 @pytest.mark.guarantee("session-grant-for-ask")
@@ -102,14 +87,6 @@ def test_always_allow_covers_only_the_action_it_was_given_for(
                          guarantee="session-grant-for-ask")
     dock.deny()
     assert [call.action for call in testbed.calls()] == ["ask_first"] * 2
-
-
-# ---- ask-always-never-granted -----------------------------------------------------------
-
-
-# Every ask-always row asking on each call, even after Allow: test_policy_rows.py (and r-15's
-# archive, step 2 of the acceptance walk). Here: a forged "always" grants nothing, whichever
-# way page script sends it.
 
 
 # ---- approval-only-by-click -------------------------------------------------------------

@@ -40,9 +40,6 @@ SAVE, PUBLISH = "save_workspace_name", "publish_changes"
 RUN_REQUEST = REQUESTS["run_action"]
 
 
-# ---- helpers ----------------------------------------------------------------------------
-
-
 # ---- no stacking -----------------------------------------------------------------------
 
 
@@ -78,15 +75,6 @@ def test_handoff_is_never_put_through_approval(
     guarantees.model_received(timeline, action=action, code="OK", since=start,
                               guarantee="handoff-no-stacking")
     assert testbed.calls() == []  # a handoff has no run: nothing was called
-
-
-# ---- never writes into a target --------------------------------------------------------
-
-
-# ---- the outcome table -----------------------------------------------------------------
-
-
-# ---- what the model receives -----------------------------------------------------------
 
 
 FIRST_HANDOFF = "sign_first"
