@@ -15,6 +15,12 @@ from pling_harness.server.model.framework_results import (
 )
 
 
+INVALID_INPUT = ('Invalid input for tool save_workspace_name: Type validation failed: '
+                 'Value: {"name":""}.\nError message: [{"code": "too_small", "path": ["name"]}]')
+NO_SUCH_TOOL = ("Model tried to call unavailable tool 'save_workspace'. Available tools: "
+                "get_workspace, save_workspace_name.")
+
+
 @pytest.mark.parametrize(("text", "envelope"), [
     ('{"ok": true, "data": {"archived": true}}', {"ok": True, "data": {"archived": True}}),
     ('{"ok": false, "code": "PERMISSION_DENIED", "message": "no"}',
@@ -28,6 +34,19 @@ from pling_harness.server.model.framework_results import (
     ('{"name": "Acme", "archived": false}',
      {"ok": True, "data": {"name": "Acme", "archived": False}}),
     ("[1, 2]", {"ok": True, "data": [1, 2]}),
+    # The AI SDK's InvalidToolInputError and NoSuchToolError, as ai 7.0.173 words them.
+    (INVALID_INPUT, {"ok": False, "code": "INVALID_PARAMS", "message": INVALID_INPUT}),
+    (NO_SUCH_TOOL, {"ok": False, "code": "UNKNOWN_ACTION", "message": NO_SUCH_TOOL}),
+    # The same words not at the start are some other failure's.
+    (f"Oops. {INVALID_INPUT}", {"ok": False, "code": "RUN_FAILED",
+                                "message": f"Oops. {INVALID_INPUT}"}),
+    (f"AI_InvalidToolInputError: {INVALID_INPUT}",
+     {"ok": False, "code": "INVALID_PARAMS", "message": f"AI_InvalidToolInputError: {INVALID_INPUT}"}),
+    (f"AI_NoSuchToolError: {NO_SUCH_TOOL}",
+     {"ok": False, "code": "UNKNOWN_ACTION", "message": f"AI_NoSuchToolError: {NO_SUCH_TOOL}"}),
+    # A one-word code (a denial's reason), never a two-letter word.
+    ("UNAVAILABLE: Archive is not available now.",
+     {"ok": False, "code": "UNAVAILABLE", "message": "Archive is not available now."}),
     ("The workspace name must be 1 to 80 characters.",
      {"ok": False, "code": "RUN_FAILED",
       "message": "The workspace name must be 1 to 80 characters."}),

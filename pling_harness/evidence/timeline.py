@@ -263,6 +263,13 @@ class Timeline:
         elsewhere, where the log holds only the model route's exchanges)."""
         return self.server_log is not None and self.log_source == "server"
 
+    def require_business_requests_seen(self) -> None:
+        """NotObservable unless the harness sees the business requests a call makes: in its
+        own server's log, or in the browser when the page's tools run there (not those a
+        framework's server makes, as the AI SDK's chat route runs an approved call)."""
+        if not self.sees_server:
+            self.driver.require_business_requests_in_browser()
+
     def server_records(
         self, since: Mark | None = None, *, kind: str | None = None
     ) -> list[ServerRecord]:

@@ -237,6 +237,11 @@ class DriverSpec(DriverPart):
     """With assistant endpoints: the page's tools still run in the browser (CopilotKit's
     frontend and human-in-the-loop tools), so their business requests pass through it and a
     check can hold them; false (the AI SDK): the page's server runs an approved call."""
+    blank_arguments_refused: Literal[True] | Absent = True
+    """An empty or blank arguments text is INVALID_PARAMS, never read as `{}` (the page
+    contract, "Argument schemas"); absent for a framework that reads it as `{}` before any
+    page code sees the call (the AI SDK's tool-call parser): a blank call to an action that
+    takes no arguments is then a call with none, and checks hold it to that."""
     page_hooks: PageHooks | Absent = NO_PAGE_HOOKS
     decision_wire: DecisionWire | Absent = NO_DECISION_WIRE
     clock: Literal["paused"] | RunningClock = "paused"
@@ -267,10 +272,16 @@ class DriverSpec(DriverPart):
         `model_path` (the browser asks the model itself)."""
         return self.assistant_endpoints[0] if self.assistant_endpoints else model_path
 
+    @property
+    def business_requests_in_browser(self) -> bool:
+        """Whether the page's tools make their requests from the browser (not from a
+        framework's server, as the AI SDK's chat route runs an approved call)."""
+        return not self.assistant_endpoints or self.tools_run_in_browser
+
     def require_business_requests_in_browser(self) -> None:
         """NotObservable when a business request may leave the page's server instead of the
         browser (an approved call run there), so a check cannot hold it at the network."""
-        if self.assistant_endpoints and not self.tools_run_in_browser:
+        if not self.business_requests_in_browser:
             raise NotObservable(self.name, "assistant_endpoints",
                                 "the page's server runs an approved call itself; its "
                                 "business request never passes through the browser")

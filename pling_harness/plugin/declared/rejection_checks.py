@@ -7,10 +7,17 @@ from __future__ import annotations
 import json
 
 from pling_harness.evidence import guarantees
-from pling_harness.evidence.arguments import invalid_calls, minimal_arguments, near_miss_ids
+from pling_harness.evidence.arguments import (
+    InvalidCall,
+    Params,
+    invalid_calls,
+    minimal_arguments,
+    near_miss_ids,
+)
 from pling_harness.evidence.guarantees import GuaranteeViolation
 from pling_harness.evidence.records import Mark
 from pling_harness.plugin.declared.context import DeclaredRun
+from pling_harness.project.dock_driver import Absent
 from pling_harness.server.model.handle import calling, tool_call
 
 # The page contract's caps: calls per model reply, model calls per turn.
@@ -45,8 +52,9 @@ def rejected_before_prompt(run: DeclaredRun) -> None:
     turn, none prompting."""
     run.open()
     params = run.params()
+    invalid = [case for case in invalid_calls(params) if _refusable(run, params, case)]
     calls = [(f"call_{case.case}", run.action, case.arguments, "INVALID_PARAMS")
-             for case in invalid_calls(params)]
+             for case in invalid]
     calls += [(f"call_near_miss_{n}", miss, "{}", "UNKNOWN_ACTION")
               for n, miss in enumerate(near_miss_ids(run.action))]
     # An id no page declares, with arguments that are not even JSON: the id is checked first.
@@ -63,10 +71,18 @@ def rejected_before_prompt(run: DeclaredRun) -> None:
     before = run.ask()
     _refused(run, before, {call: (action, code) for call, action, _, code in calls})
     notices = run.dock.messages("notice", code="INVALID_PARAMS")
-    if notices.count() < len(invalid_calls(params)):
+    if notices.count() < len(invalid):
         raise GuaranteeViolation(NAME, f"each refused call should be told to the user; "
                                  f"{notices.count()} INVALID_PARAMS notices for "
-                                 f"{len(invalid_calls(params))} calls", run.timeline)
+                                 f"{len(invalid)} calls", run.timeline)
+
+
+def _refusable(run: DeclaredRun, params: Params, case: InvalidCall) -> bool:
+    """Whether the page must refuse `case`: every case, except where the driver says the
+    framework reads blank arguments as `{}` and `params` takes `{}` (a call with none)."""
+    if not isinstance(run.dock.spec.blank_arguments_refused, Absent):
+        return True
+    return case.arguments.strip() != "" or bool(params.get("required"))
 
 
 def rejected_when_unavailable(run: DeclaredRun) -> None:

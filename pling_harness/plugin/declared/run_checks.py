@@ -48,6 +48,7 @@ def _ran_once(run: DeclaredRun, since: Mark, arguments: dict[str, Any], guarante
                               guarantee=guarantee)
     if run.row.calls is None:
         return
+    run.timeline.require_business_requests_seen()
     calls = [c for c in run.timeline.api_calls(since)
              if (c.method, c.path) == (run.row.calls.method, run.row.calls.path)]
     wanted = run.expected_body(arguments)

@@ -11,7 +11,8 @@ On OpenAI's wire each tool message is read as the envelope it means, in this ord
 |---|---|
 | a §5 envelope (a JSON object whose `ok` is true or false) | itself |
 | a framework's own denial text, exactly (`DENIAL_TEXTS`) | `PERMISSION_DENIED` |
-| `CODE: words` (a code in capitals, a colon, a space) | that code |
+| a framework's own refusal of a call before it ran (`REFUSAL_TEXTS`) | its code |
+| `CODE: words` (a code of four or more capitals, digits or underscores, a colon, a space) | that code |
 | any other JSON value (a tool's return value) | success, the value as `data` |
 | any other text (an error's message, a denial in the page's own words) | `RUN_FAILED` |
 
@@ -33,11 +34,23 @@ from typing import Any
 # reason of the page's own (`@ai-sdk/openai-compatible`: 7.x, then 6.x).
 DENIAL_TEXTS = frozenset({"Tool call execution denied.", "Tool execution denied."})
 DENIED = "PERMISSION_DENIED"
+# How the AI SDK (`ai` 5 to 7) words a call it refused before anything ran, in the tool
+# result the model gets within the same request: the arguments failed the tool's
+# `inputSchema` (`InvalidToolInputError`, naming the schema's issues), or no such tool
+# (`NoSuchToolError`). The page's own words for them reach the model in later requests.
+# `AI_…Error: ` before the words when the SDK sends the error's own text (ai 7).
+REFUSAL_TEXTS = (
+    (re.compile(r"^(?:AI_InvalidToolInputError: )?Invalid input for tool \S+: "),
+     "INVALID_PARAMS"),
+    (re.compile(r"^(?:AI_NoSuchToolError: )?Model tried to call unavailable tool '"),
+     "UNKNOWN_ACTION"),
+)
 FAILED = "RUN_FAILED"
 # "HANDOFF_CANCELLED: You cancelled publishing." — how a page names the outcome of a step
-# whose result it writes itself (an AI SDK client-side tool's `output-error`).
-CODED_TEXT = re.compile(r"^(?P<code>[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+): (?P<message>.+)$",
-                        re.DOTALL)
+# whose result it writes itself (an AI SDK client-side tool's `output-error`, a denial's
+# reason). One word is a code too (`UNAVAILABLE`); under four characters ("OK: done") it
+# is text.
+CODED_TEXT = re.compile(r"^(?P<code>[A-Z][A-Z0-9_]{3,}): (?P<message>.+)$", re.DOTALL)
 
 
 def read_result(text: str) -> dict[str, Any]:
@@ -54,6 +67,9 @@ def read_result(text: str) -> dict[str, Any]:
 def _from_text(text: str) -> dict[str, Any]:
     if text.strip() in DENIAL_TEXTS:
         return {"ok": False, "code": DENIED, "message": text}
+    for refusal, code in REFUSAL_TEXTS:
+        if refusal.match(text):
+            return {"ok": False, "code": code, "message": text}
     coded = CODED_TEXT.match(text.strip())
     if coded:
         return {"ok": False, "code": coded["code"], "message": coded["message"]}

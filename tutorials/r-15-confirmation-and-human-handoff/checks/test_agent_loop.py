@@ -287,6 +287,7 @@ def test_a_read_runs_its_handler_once_as_served_after_a_rerender_and_after_a_rem
     start = ask_after(dock, timeline, lifecycle, say("status"))
 
     guarantees.model_received(timeline, action="get_workspace", code="OK", since=start)
+    timeline.require_business_requests_seen()
     reads = calls_to(timeline, "GET /api/workspace", start)
     if reads != 1:
         raise GuaranteeViolation("calls-one-after-another", f"one call of get_workspace sent "

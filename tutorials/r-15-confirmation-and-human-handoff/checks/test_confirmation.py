@@ -272,6 +272,7 @@ def test_one_approved_call_runs_once_as_served_after_a_rerender_and_after_a_remo
     dock.approve()
 
     guarantees.approval_before_side_effects(timeline, action=SAVE, since=start)
+    timeline.require_business_requests_seen()
     runs = calls_to(timeline, f"POST {SAVE_ENDPOINT}", start)
     if runs != 1:
         raise GuaranteeViolation("approval-before-side-effects", f"one approved call of {SAVE} "

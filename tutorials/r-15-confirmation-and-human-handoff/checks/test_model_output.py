@@ -494,10 +494,16 @@ def assert_notices_mean(dock: Dock, words: Words, code: str, *, naming: str,
 # ---- too many calls, repeated ids ---------------------------------------------------------
 
 
-def workspace_reads(timeline: Timeline, since: Mark) -> int:
-    """GET /api/workspace calls the server answered since `since` (get_workspace runs)."""
-    return sum(1 for call in timeline.api_calls(since)
-               if call.method == "GET" and call.path == "/api/workspace")
+def assert_workspace_reads(timeline: Timeline, since: Mark, count: int) -> None:
+    """`count` GET /api/workspace calls answered since `since` (get_workspace runs), where
+    the harness sees them: its own server's log, or the browser when the page's tools run
+    there. A framework's server (the AI SDK's chat route) reads out of sight; the results
+    the model received are then the evidence."""
+    if not (timeline.sees_server or timeline.driver.business_requests_in_browser):
+        return  # the model's results, asserted by the caller, are the evidence here
+    reads = sum(1 for call in timeline.api_calls(since)
+                if call.method == "GET" and call.path == "/api/workspace")
+    assert reads == count, f"{reads} workspace reads ran, not {count}"
 
 
 @pytest.mark.guarantee("hostile-model-output")
@@ -520,7 +526,7 @@ def test_fifty_calls_in_one_reply_run_the_first_ten_and_refuse_the_rest_loop_lim
     assert [r.code for r in received[:MAX_TOOL_CALLS_PER_REPLY]] == ["OK"] * 10
     for refused in received[MAX_TOOL_CALLS_PER_REPLY:]:
         assert_failure_envelope(refused.envelope, "LOOP_LIMIT")
-    assert workspace_reads(timeline, before) == MAX_TOOL_CALLS_PER_REPLY
+    assert_workspace_reads(timeline, before, MAX_TOOL_CALLS_PER_REPLY)
     # One notice per refused call.
     assert_notices_mean(dock, words, "LOOP_LIMIT", naming=words.desc(ARCHIVE), count=40)
     assert timeline.shown("approval", before) == []
@@ -550,7 +556,7 @@ def test_repeated_call_id_in_one_reply_is_refused_invalid_params_naming_it_and_n
     assert second.envelope is not None and "call_dup" in str(second.envelope["message"]), (
         f"the model was told {second.envelope}, not which id repeated")
     expect(notices(dock, "INVALID_PARAMS")).to_contain_text("call_dup")
-    assert workspace_reads(timeline, before) == 1
+    assert_workspace_reads(timeline, before, 1)
     assert timeline.shown("approval", before) == []
     guarantees.no_business_request(timeline, since=before)
     guarantees.state_unchanged(timeline, since=before)
@@ -664,6 +670,14 @@ MARKUP = '<img src=x onerror="window.__pwned=1"><script>window.__pwned=2</script
 PWNED = "() => window.__pwned"
 
 
+def assert_only_model_requests(timeline: Timeline, since: Mark) -> None:
+    """The browser asked for nothing but the model (no image or script the markup named):
+    the model transport is the tutorial's model endpoint or the driver's assistant
+    endpoint (a framework's chat route), whichever the page talks to."""
+    assert [r.path for r in timeline.browser_requests(since)
+            if not timeline.is_model_transport(r.path)] == []
+
+
 def assert_nothing_ran(page: Page, dock: Dock) -> None:
     """No element came from model markup and no handler of it ran."""
     for tag in ("img", "script", "b"):
@@ -684,7 +698,7 @@ def test_assistant_markup_is_shown_as_literal_text_and_runs_nothing(
     expect(dock.messages("assistant")).to_have_text([MARKUP])
     assert dock.messages("assistant").text_content() == MARKUP
     assert_nothing_ran(tutorial_page, dock)
-    assert [r.path for r in timeline.browser_requests(before) if r.path != "/api/model"] == []
+    assert_only_model_requests(timeline, before)
 
 
 @pytest.mark.guarantee("model-text-is-text")
@@ -710,7 +724,7 @@ def test_markup_in_tool_names_and_arguments_is_shown_as_literal_text(
     assert_nothing_ran(tutorial_page, dock)
     guarantees.no_business_request(timeline, since=before)
     guarantees.state_unchanged(timeline, since=before)
-    assert [r.path for r in timeline.browser_requests(before) if r.path != "/api/model"] == []
+    assert_only_model_requests(timeline, before)
 
 
 # ==== nothing writes into a handoff target ========================================================
