@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 
 from pling_harness.evidence.guarantees.violation import fail, listed, results_for, since_or_ready
-from pling_harness.evidence.probe import WatchedPart
+from pling_harness.evidence.probe import PageEvent, WatchedPart
 from pling_harness.evidence.records import BrowserRequest, Mark
 from pling_harness.evidence.timeline import Timeline
 from pling_harness.project.contract import PublishedRule
@@ -344,11 +344,7 @@ def _success_after_answer_via_framework(timeline: Timeline, since: Mark | None, 
                and request.path.split("?", 1)[0] == path for kind, request in browser):
         raise fail(name, f"the model received the success for {call_id} before the browser "
                     f"had any successful answer to {path}", timeline)
-    asked_ids = {e.data.id for e in page
-                 if e.kind == "request" and e.data.path.split("?", 1)[0] == path}
-    answer_at = next((index for index, e in enumerate(page)
-                      if e.kind == "response" and e.data.id in asked_ids
-                      and _succeeded(e.data.status)), None)
+    answer_at = _first_successful_answer(page, path)
     sent_at = max((index for index, e in enumerate(page) if e.kind == "request"
                    and timeline.driver.is_assistant_endpoint(e.data.path)), default=None)
     if sent_at is None:
@@ -357,6 +353,15 @@ def _success_after_answer_via_framework(timeline: Timeline, since: Mark | None, 
     if answer_at is None or sent_at < answer_at:
         raise fail(name, f"the page sent the success for {call_id} to its assistant endpoint "
                     f"before the answer to {path} had reached it", timeline)
+
+
+def _first_successful_answer(events: Sequence[PageEvent], path: str) -> int | None:
+    """Where in `events` the first 2xx answer to a request for `path` arrived."""
+    asked = {e.data.id for e in events
+             if e.kind == "request" and e.data.path.split("?", 1)[0] == path}
+    return next((index for index, e in enumerate(events)
+                 if e.kind == "response" and e.data.id in asked
+                 and _succeeded(e.data.status)), None)
 
 
 def _succeeded(status: int | None) -> bool:
@@ -444,11 +449,7 @@ def success_after_business_answer(timeline: Timeline, *, call_id: str, path: str
             what=f"the success for {call_id}",
             sends=lambda r: _sends_success(r.body, call_id))
     events = timeline.page_events(since)
-    asked = {e.data.id for e in events
-             if e.kind == "request" and e.data.path.split("?", 1)[0] == path}
-    answer_at = next((index for index, e in enumerate(events)
-                      if e.kind == "response" and e.data.id in asked
-                      and e.data.status is not None and 200 <= e.data.status < 300), None)
+    answer_at = _first_successful_answer(events, path)
     sent_at = next((index for index, e in enumerate(events)
                     if e.kind == "request" and timeline.is_model_transport(e.data.path)
                     and _sends_success(e.data.body, call_id)), None)
