@@ -14,7 +14,6 @@ from pling_harness.server.model.framework_results import (
     ui_messages_carry_output,
 )
 
-
 INVALID_INPUT = ('Invalid input for tool save_workspace_name: Type validation failed: '
                  'Value: {"name":""}.\nError message: [{"code": "too_small", "path": ["name"]}]')
 NO_SUCH_TOOL = ("Model tried to call unavailable tool 'save_workspace'. Available tools: "
@@ -41,7 +40,8 @@ NO_SUCH_TOOL = ("Model tried to call unavailable tool 'save_workspace'. Availabl
     (f"Oops. {INVALID_INPUT}", {"ok": False, "code": "RUN_FAILED",
                                 "message": f"Oops. {INVALID_INPUT}"}),
     (f"AI_InvalidToolInputError: {INVALID_INPUT}",
-     {"ok": False, "code": "INVALID_PARAMS", "message": f"AI_InvalidToolInputError: {INVALID_INPUT}"}),
+     {"ok": False, "code": "INVALID_PARAMS",
+      "message": f"AI_InvalidToolInputError: {INVALID_INPUT}"}),
     (f"AI_NoSuchToolError: {NO_SUCH_TOOL}",
      {"ok": False, "code": "UNKNOWN_ACTION", "message": f"AI_NoSuchToolError: {NO_SUCH_TOOL}"}),
     # A one-word code (a denial's reason), never a two-letter word.

@@ -48,7 +48,8 @@ SELECTION = " or ".join([
     "publish_changes-handoff-cancel",
     "publish_changes-success-only-after-published",  # the receipt too
     "handoff_shows_localised_reason",
-    "highlights_are_removed_however_the_handoff_ends",
+    "publish_changes-handoff-done-requires-expect",  # the highlights end with the handoff
+    "publish_changes-handoff-no-stacking",  # one highlight, the current step's target
     "publish_changes-handoff-timeout",  # n/a: no countdown
     "save_workspace_name-approval-shows-exact-arguments",  # n/a: no value elements
 ])

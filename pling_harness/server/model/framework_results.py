@@ -12,7 +12,7 @@ On OpenAI's wire each tool message is read as the envelope it means, in this ord
 | a §5 envelope (a JSON object whose `ok` is true or false) | itself |
 | a framework's own denial text, exactly (`DENIAL_TEXTS`) | `PERMISSION_DENIED` |
 | a framework's own refusal of a call before it ran (`REFUSAL_TEXTS`) | its code |
-| `CODE: words` (a code of four or more capitals, digits or underscores, a colon, a space) | that code |
+| `CODE: words` (four or more capitals, digits or underscores, a colon, a space) | that code |
 | any other JSON value (a tool's return value) | success, the value as `data` |
 | any other text (an error's message, a denial in the page's own words) | `RUN_FAILED` |
 
