@@ -191,3 +191,15 @@ def test_ai_sdk_driver_names_its_chat_route_and_asks_no_call_one_at_a_time() -> 
     with pytest.raises(NotObservable, match="assistant_endpoints"):
         ai_sdk.require_business_requests_in_browser()
     ours.require_business_requests_in_browser()
+
+
+def test_ai_sdk_driver_declares_repeated_call_ids_merged_by_the_framework() -> None:
+    # Two calls under one id: the SDK merges them, so that check is n/a there, not on ours.
+    ai_sdk = load_driver(PROJECT_ROOT / "tutorials" / "r-15-confirmation-and-human-handoff"
+                         / "drivers" / "ai-sdk.json")
+    ours = default_driver()
+
+    assert ours.require(ours.repeated_call_id_refused, "repeated_call_id_refused") is True
+    with pytest.raises(NotObservable, match="ai-sdk: repeated_call_id_refused: the AI SDK "
+                                            "keys a call by its id"):
+        ai_sdk.require(ai_sdk.repeated_call_id_refused, "repeated_call_id_refused")

@@ -8,6 +8,8 @@ from typing import Any
 
 import pytest
 
+from pling_harness.project.business_state import declared_state_model
+from pling_harness.server.log import ServerLog
 from pling_harness.server.model.framework_results import (
     as_envelope,
     read_result,
@@ -84,3 +86,21 @@ def ui_chat(*parts: dict[str, Any]) -> str:
 def test_ui_messages_carry_output_only_of_that_call_with_an_output(body: str | None,
                                                                    carries: bool) -> None:
     assert ui_messages_carry_output(body, "call_2") is carries
+
+
+@pytest.mark.parametrize(("response", "code"), [
+    ({"ok": False, "code": "MODEL_BAD_REPLY", "message": "unusable"}, "MODEL_BAD_REPLY"),
+    ({"error": {"message": "unusable", "type": "server_error", "param": None,
+                "code": "model_bad_reply"}}, "MODEL_BAD_REPLY"),
+    ({"error": {"message": "no code"}}, None),
+    (None, None),
+])
+def test_a_refused_model_request_reads_its_code_on_either_wire(
+    response: dict[str, Any] | None, code: str | None,
+) -> None:
+    # The gateway answers the page `{ok, code}`; the OpenAI wire answers a framework's server
+    # OpenAI's error object, naming the code in lower case.
+    state = declared_state_model({"name": "x"})(name="x")
+    record = ServerLog().append(kind="model.error", method="POST", path="/v1/chat/completions",
+                                state=state, status=502, response=response)
+    assert record.error_code == code

@@ -242,6 +242,11 @@ class DriverSpec(DriverPart):
     contract, "Argument schemas"); absent for a framework that reads it as `{}` before any
     page code sees the call (the AI SDK's tool-call parser): a blank call to an action that
     takes no arguments is then a call with none, and checks hold it to that."""
+    repeated_call_id_refused: Literal[True] | Absent = True
+    """A second call under an id already used in the same reply is refused INVALID_PARAMS,
+    naming the id, while the first runs (the page contract's agent loop); absent for a
+    framework that keys calls by id and merges the two before any page code sees them (the
+    AI SDK's tool parts): the check of that promise is then n/a."""
     page_hooks: PageHooks | Absent = NO_PAGE_HOOKS
     decision_wire: DecisionWire | Absent = NO_DECISION_WIRE
     clock: Literal["paused"] | RunningClock = "paused"

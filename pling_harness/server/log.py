@@ -43,6 +43,16 @@ class ServerRecord(BaseModel):
     """The seq of the `model.request` a `model.reply` or `model.error` answers (None for a
     request refused before it reached the model)."""
 
+    @property
+    def error_code(self) -> str | None:
+        """The code a refused model request was answered with, on either wire: the
+        gateway's `{"ok": false, "code": "MODEL_BAD_REPLY"}` or OpenAI's error object
+        (`{"error": {"code": "model_bad_reply"}}`, which names codes in lower case)."""
+        response = self.response if isinstance(self.response, dict) else {}
+        error = response.get("error")
+        code = error.get("code") if isinstance(error, dict) else response.get("code")
+        return code.upper() if isinstance(code, str) else None
+
 
 class ServerLog:
     """Thread-safe, append-only; seq starts at 1 and only grows (also across `clear()`).

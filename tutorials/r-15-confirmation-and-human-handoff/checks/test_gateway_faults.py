@@ -109,7 +109,7 @@ def test_provider_fault_shows_a_localised_error_runs_nothing_and_the_next_reques
     finally:
         release.set()  # let a stalled upstream go, whatever happened above
     refused = timeline.server_records(before, kind="model.error")
-    assert [(r.status, (r.response or {}).get("code")) for r in refused] == [(status, code)]
+    assert [(r.status, r.error_code) for r in refused] == [(status, code)]
     # Asked once: neither the page nor the gateway tried again on their own.
     assert len(timeline.page_model_requests(before)) == 1
     assert len(fake_upstream.received) == 1

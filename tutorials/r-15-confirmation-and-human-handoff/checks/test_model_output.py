@@ -541,6 +541,8 @@ def test_repeated_call_id_in_one_reply_is_refused_invalid_params_naming_it_and_n
     tutorial_page: Page, dock: Dock, timeline: Timeline, model: ModelHandle, words: Words,
     say: Say,
 ) -> None:
+    # n/a where the framework merges two calls under one id before the page sees them.
+    dock.spec.require(dock.spec.repeated_call_id_refused, "repeated_call_id_refused")
     # The second call reuses the first one's id; it would ask (archive) if it were handled.
     model.script(calling(tool_call("call_dup", READ), tool_call("call_dup", ARCHIVE)))
     before = timeline.mark()
@@ -587,8 +589,11 @@ def test_reply_without_text_or_tool_calls_is_a_localised_error_and_the_next_requ
     error = dock.messages("error")
     expect(error).to_have_text([NOT_BLANK])
     expect(dock.messages("error", code="MODEL_BAD_REPLY")).to_have_count(1)
+    # It says what went wrong (the glossary's meaning of the code), in the page's words.
+    problems = words.meaning_problems(error.inner_text(), "MODEL_BAD_REPLY")
+    assert not problems, f"the MODEL_BAD_REPLY error {error.inner_text()!r}: {'; '.join(problems)}"
     refused = timeline.server_records(before, kind="model.error")
-    assert [(r.status, (r.response or {}).get("code")) for r in refused] == [
+    assert [(r.status, r.error_code) for r in refused] == [
         (502, "MODEL_BAD_REPLY")]
     assert len(timeline.page_model_requests(before)) == 1, "the page resent a failed request"
     assert timeline.shown("approval", before) == []
