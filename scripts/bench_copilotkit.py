@@ -3,12 +3,15 @@ side by side in one run (issue 28's goal: at most 1.5×).
 
     .venv/bin/python scripts/bench_copilotkit.py                      # 3 rounds, en
     .venv/bin/python scripts/bench_copilotkit.py --rounds 5 -k acceptance_walk
+    .venv/bin/python scripts/bench_copilotkit.py --page copilotkit    # under Vite's dev server
 
 Each round runs the same selection of r-15's checks on our page (served by the harness) and
-on the CopilotKit page (`dev --page copilotkit`, checked with `--base-url --model-port
---driver copilotkit`), alternating which goes first, and sums the checks' own durations from
-the JSON report (setup, call and teardown: the page's load included, the run's start-up
-not). Prints each round and the median ratio; figures go to docs/measurements.md.
+on the CopilotKit page (`dev --page copilotkit-build` by default: its development build,
+StrictMode kept; `--page copilotkit`: Vite's dev server; checked with `--base-url
+--model-port --driver copilotkit`), alternating which goes first, and sums the checks' own
+durations from the JSON report (setup, call and teardown: the page's load included, the
+run's start-up not). Prints each round, the median ratio and each check's median ratio;
+figures go to docs/measurements.md.
 """
 
 from __future__ import annotations
@@ -30,16 +33,15 @@ PLING_TUTORIAL = Path(sys.executable).parent / "pling-tutorial"
 DEFAULT_SELECTION = "after_a_remount and as-served or acceptance_walk"
 
 
-def seconds(command: list[str], report: Path) -> tuple[float, int]:
-    """The passed checks' summed durations, and how many passed (a failed one stops it)."""
+def seconds(command: list[str], report: Path) -> dict[str, float]:
+    """Each passed check's duration by node id (a failed one stops the bench)."""
     subprocess.run([*command, "--pling-report", str(report), "-q", "-p", "no:randomly"],
                    cwd=PROJECT_ROOT, check=False, capture_output=True)
     tests = SuiteReport.read(report).tests
     failed = [t.nodeid for t in tests if t.outcome not in ("passed", "n/a")]
     if failed:
         raise SystemExit(f"not comparable: {failed} did not pass")
-    passed = [t for t in tests if t.outcome == "passed"]
-    return sum(t.duration for t in passed), len(passed)
+    return {t.nodeid: t.duration for t in tests if t.outcome == "passed"}
 
 
 def main() -> int:
@@ -47,12 +49,16 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--locale", default="en")
     parser.add_argument("-k", dest="selection", default=DEFAULT_SELECTION)
+    parser.add_argument("--page", choices=("copilotkit-build", "copilotkit"),
+                        default="copilotkit-build", help="how dev serves the CopilotKit page")
     args = parser.parse_args()
     copilotkit = next(page for page in PAGES if page.key == "copilotkit")
     check = [str(PLING_TUTORIAL), "check", "r-15", "--locale", args.locale, "-k", args.selection]
     ratios = []
+    per_check: dict[str, list[float]] = {}
     model_port = free_port("127.0.0.1")
-    with served(copilotkit, model_port) as url, tempfile.TemporaryDirectory() as scratch:
+    with (served(copilotkit, model_port, args.page) as url,
+          tempfile.TemporaryDirectory() as scratch):
         theirs = [*check, "--base-url", url, "--model-port", str(model_port),
                   "--driver", "copilotkit"]
         seconds(theirs, Path(scratch) / "warm.json")  # Vite bundles on the first load
@@ -62,12 +68,19 @@ def main() -> int:
                 order.reverse()
             took = {name: seconds(command, Path(scratch) / f"{name}.json")
                     for name, command in order}
-            ratio = took["copilotkit"][0] / took["ours"][0]
+            ours, theirs_took = took["ours"], took["copilotkit"]
+            if set(ours) != set(theirs_took):
+                raise SystemExit(f"not comparable: different checks passed: "
+                                 f"{sorted(set(ours) ^ set(theirs_took))}")
+            ratio = sum(theirs_took.values()) / sum(ours.values())
             ratios.append(ratio)
-            print(f"round {round_ + 1}: ours {took['ours'][0]:.1f} s ({took['ours'][1]} checks), "
-                  f"CopilotKit {took['copilotkit'][0]:.1f} s ({took['copilotkit'][1]} checks): "
-                  f"{ratio:.2f}x", flush=True)
-    print(f"median ratio CopilotKit / ours: {statistics.median(ratios):.2f}x "
+            for nodeid in ours:
+                per_check.setdefault(nodeid, []).append(theirs_took[nodeid] / ours[nodeid])
+            print(f"round {round_ + 1}: ours {sum(ours.values()):.1f} s ({len(ours)} checks), "
+                  f"CopilotKit {sum(theirs_took.values()):.1f} s: {ratio:.2f}x", flush=True)
+    for nodeid, each in sorted(per_check.items()):
+        print(f"  {statistics.median(each):.2f}x  {nodeid.rsplit('::', 1)[-1]}")
+    print(f"median ratio CopilotKit ({args.page}) / ours: {statistics.median(ratios):.2f}x "
           f"(goal: at most 1.5x), selection {args.selection!r}, {args.locale}")
     return 0
 

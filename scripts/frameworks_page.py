@@ -87,10 +87,11 @@ PAGES = (
 
 
 @contextmanager
-def served(page: Page, model_port: int) -> Iterator[str]:
-    """`pling-tutorial dev r-15 --page <page>` with its model on `model_port`; its URL."""
+def served(page: Page, model_port: int, mode: str | None = None) -> Iterator[str]:
+    """`pling-tutorial dev r-15 --page <mode or page>` with its model on `model_port`; its
+    URL (`mode`: another way `dev` serves the page, e.g. copilotkit-build)."""
     process = subprocess.Popen(
-        [str(PLING_TUTORIAL), "dev", "r-15", "--page", page.key, "--port", "0",
+        [str(PLING_TUTORIAL), "dev", "r-15", "--page", mode or page.key, "--port", "0",
          "--model-url", f"http://127.0.0.1:{model_port}/v1"],
         cwd=PROJECT_ROOT, text=True, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     assert process.stdout is not None
@@ -100,7 +101,7 @@ def served(page: Page, model_port: int) -> Iterator[str]:
             if found:
                 yield found.group(1)
                 return
-        raise SystemExit(f"dev --page {page.key} did not start")
+        raise SystemExit(f"dev --page {mode or page.key} did not start")
     finally:
         process.terminate()
         process.communicate(timeout=60)

@@ -9,11 +9,12 @@ from __future__ import annotations
 from pathlib import Path
 
 from pling_harness.cli.ai_sdk_page import MODEL_URL_VARIABLE
-from pling_harness.cli.react_page import ViteServer
+from pling_harness.cli.react_page import ReactMode, ViteServer
 
 
 def copilotkit_vite(directory: Path, *, api_origin: str, model_base_url: str,
-                    port: int) -> ViteServer:
-    """Vite's dev server for the CopilotKit page (under the system's Node.js)."""
-    return ViteServer(directory=directory, mode="copilotkit", api_origin=api_origin, port=port,
+                    port: int, mode: ReactMode = "copilotkit") -> ViteServer:
+    """Vite for the CopilotKit page (under the system's Node.js): its dev server, or with
+    `mode="copilotkit-build"` its development build under `vite preview`."""
+    return ViteServer(directory=directory, mode=mode, api_origin=api_origin, port=port,
                       environ={MODEL_URL_VARIABLE: model_base_url})

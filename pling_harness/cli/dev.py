@@ -34,8 +34,8 @@ from pling_harness.server.static import NO_STORE
 # What a dev server's log keeps: the latest records, without bodies (nobody reads it).
 DEV_LOG_RECORDS = 200
 # The pages whose own server calls the model by base URL (--model-url, PLING_OPENAI_BASE_URL).
-COPILOTKIT_PAGE = "copilotkit"
-MODEL_CALLING_PAGES = (AI_SDK_PAGE, COPILOTKIT_PAGE)
+COPILOTKIT_PAGES = ("copilotkit", "copilotkit-build")
+MODEL_CALLING_PAGES = (AI_SDK_PAGE, *COPILOTKIT_PAGES)
 
 
 def run_dev(args: argparse.Namespace) -> int:
@@ -80,13 +80,14 @@ def run_dev_react(tutorial: Tutorial, *, mode: ReactMode, locale: str, port: int
     server = TutorialServer(tutorial=tutorial, port=0, static_cache=NO_STORE, root=root,
                             retain=DEV_LOG_RECORDS)
     with server:
-        what = "production build" if mode == "react-build" else "dev server"
+        what = {"react-build": "production build", "copilotkit-build": "development build"
+                }.get(mode, "dev server")
         what = f"{PAGE_NAME[mode]} page, Vite {what}; API {server.url}"
-        if mode == COPILOTKIT_PAGE:
+        if mode in COPILOTKIT_PAGES:
             model = model_base_url or model_url(server.url)
             what += f"; model {model}"
             vite = copilotkit_vite(directory, api_origin=server.url, model_base_url=model,
-                                   port=port)
+                                   port=port, mode=mode)
         else:
             vite = ViteServer(directory=directory, mode=mode, api_origin=server.url, port=port)
         return serve_under_vite(tutorial, vite, locale=locale, what=what)
@@ -135,7 +136,9 @@ def add_dev_command(subparsers: SubParsers) -> None:
                         help="which page: ours (no-build ES modules, default), react (the "
                         "React page under Vite's dev server), react-build (Vite's production "
                         "build of it, served by vite preview), copilotkit (the page whose "
-                        "assistant is CopilotKit, its runtime inside Vite's dev server) or "
+                        "assistant is CopilotKit, its runtime inside Vite's dev server), "
+                        "copilotkit-build (its development build, bundled: StrictMode kept, "
+                        "loads faster; served by vite preview with the runtime) or "
                         "ai-sdk (the page whose "
                         "assistant is built on the Vercel AI SDK, under Vite's dev server); "
                         "their API is this fixture server's, behind Vite's proxy")

@@ -1,11 +1,13 @@
-"""`pling-tutorial dev <tutorial> --page react|react-build|copilotkit`: a page served by Vite.
+"""`pling-tutorial dev <tutorial> --page react|react-build|copilotkit|copilotkit-build`: a
+page served by Vite.
 
 The fixture server runs in this process on a free port (business API, model gateway,
 testbed), and Vite's dev server (`react`) or Vite's preview of the production build
 (`react-build`) runs as a child process in its own process group, proxying `/api/`,
 `/testbed` and `/pling/` to it (`fixtures/<short id>-react/vite.config.ts`). `copilotkit`
-serves `fixtures/<short id>-copilotkit/` under Vite's dev server the same way; CopilotKit's
-runtime runs inside it. Stopping kills that whole group, so no node process outlives the
+serves `fixtures/<short id>-copilotkit/` under Vite's dev server the same way
+(`copilotkit-build`: its development build under `vite preview`); CopilotKit's runtime runs
+inside either. Stopping kills that whole group, so no node process outlives the
 command.
 """
 
@@ -29,14 +31,23 @@ from typing import Literal, Self
 from pling_harness.project.paths import FIXTURES_DIR_NAME
 from pling_harness.project.tutorials import Tutorial
 
-ReactMode = Literal["react", "react-build", "copilotkit"]
-REACT_MODES: tuple[ReactMode, ...] = ("react", "react-build", "copilotkit")
+ReactMode = Literal["react", "react-build", "copilotkit", "copilotkit-build"]
+REACT_MODES: tuple[ReactMode, ...] = ("react", "react-build", "copilotkit", "copilotkit-build")
 # The folder beside the tutorial's own page that each mode serves: `<short id>-<suffix>`.
 # `copilotkit` is the page whose assistant is CopilotKit (its runtime inside Vite's server).
 PAGE_FOLDER_SUFFIX: dict[ReactMode, str] = {
-    "react": "react", "react-build": "react", "copilotkit": "copilotkit"}
+    "react": "react", "react-build": "react", "copilotkit": "copilotkit",
+    "copilotkit-build": "copilotkit"}
 PAGE_NAME: dict[ReactMode, str] = {
-    "react": "React", "react-build": "React", "copilotkit": "CopilotKit"}
+    "react": "React", "react-build": "React", "copilotkit": "CopilotKit",
+    "copilotkit-build": "CopilotKit"}
+# The modes served from `vite build` by `vite preview`, each with the NODE_ENV it is built
+# under. The CopilotKit page is bundled as a development build: React's development build
+# keeps StrictMode's double mounts, which its registration checks prove the page survives
+# (a production build would make "as served, under StrictMode" prove nothing), while one
+# bundle loads in about half the time of Vite's dev server's hundreds of modules.
+BUILT_MODES: dict[ReactMode, str] = {"react-build": "production",
+                                     "copilotkit-build": "development"}
 # Vite prints "Local:   http://127.0.0.1:PORT/" once it listens (colours stripped first).
 _LISTENING = re.compile(r"Local:\s+(http://127\.0\.0\.1:\d+)/")
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
@@ -88,8 +99,9 @@ class ViteServer:
     `environ` adds to the environment Vite (and the page's server code) runs in; `options`
     to Vite's command line.
 
-    `mode="react"`: the dev server. `mode="react-build"`: `vite build`, then `vite preview`
-    of the build. `.url` once started; `stop()` (or leaving the `with`) ends the process group.
+    `mode="react"` (or "copilotkit"): the dev server. A mode of BUILT_MODES: `vite build`
+    (under its NODE_ENV), then `vite preview` of the build. `.url` once started; `stop()`
+    (or leaving the `with`) ends the process group.
     """
 
     def __init__(self, *, directory: Path, mode: ReactMode, api_origin: str,
@@ -116,17 +128,18 @@ class ViteServer:
     def build(self) -> None:
         result = subprocess.run(
             [*self.vite, "build", "--logLevel", "warn"],
-            cwd=self.directory, env=self.environ, capture_output=True, text=True,
-            timeout=BUILD_TIMEOUT_S, check=False)
+            cwd=self.directory, env={**self.environ, "NODE_ENV": BUILT_MODES[self.mode]},
+            capture_output=True, text=True, timeout=BUILD_TIMEOUT_S, check=False)
         if result.returncode != 0:
             raise ReactPageError(f"vite build failed in {self.directory}: "
                                  f"{(result.stdout + result.stderr).strip()[-800:]}")
 
     def start(self) -> Self:
-        if self.mode == "react-build":
+        built = self.mode in BUILT_MODES
+        if built:
             self.build()
         command = [*self.vite,
-                   *(["preview"] if self.mode == "react-build" else []),
+                   *(["preview"] if built else []),
                    "--host", self.host, "--port", str(self.port), "--strictPort",
                    *self.options]
         # Its own process group: stop() signals Vite and anything it started, at once.
