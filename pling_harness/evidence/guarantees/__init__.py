@@ -29,6 +29,7 @@ from pling_harness.evidence.guarantees.decided_calls import (
     approval_honoured,
     decided_call_never_unanswered,
     one_run_per_approval,
+    results_in_call_order,
 )
 from pling_harness.evidence.guarantees.live_page import (
     UI_TIMEOUT_MS,
@@ -92,6 +93,7 @@ __all__ = [
     "prompted_for_every_call",
     "ran_without_prompt",
     "rejected_without_prompt",
+    "results_in_call_order",
     "state_unchanged",
     "success_after_business_answer",
     "success_only_after_published",

@@ -4,7 +4,8 @@ or the user is told it did not; a denied one reaches the model as PERMISSION_DEN
 does the call go on to the model with no result, as if nobody had asked: OpenAI refuses
 such a conversation, lenient OpenAI-compatible servers answer on, and the user's decision
 is silently lost (vercel/ai#17033, vercel/ai#14428). Checks ask the scripted model to be
-lenient (`ModelHandle.accept_unanswered_tool_calls`) to see it."""
+lenient (`ModelHandle.accept_unanswered_tool_calls`) to see it. And the results of one
+reply's calls reach the model in the order of its calls (CopilotKit 1.63.2 reversed them)."""
 
 from __future__ import annotations
 
@@ -84,3 +85,31 @@ def one_run_per_approval(timeline: Timeline, *, action: str, call_ids: Sequence[
             heard = max(heard, len(results))
     if heard == 0:
         state_unchanged(timeline, since=since, guarantee=guarantee)
+
+
+def results_in_call_order(requests: Sequence[ModelRequest], timeline: Timeline, *,
+                          guarantee: str = "calls-one-after-another") -> None:
+    """In every request of the model's log given (`ModelHandle.requests`), the results
+    answering the calls of one reply come in the order of those calls: the model reads each
+    result as the answer to the call at its place (CopilotKit#5374: a reply's frontend-tool
+    results sent in reverse). Needs one reply with two or more of its calls answered, else
+    nothing was proven. `timeline` is the evidence a failure shows."""
+    compared = 0
+    for number, request in enumerate(requests, start=1):
+        answered = [m.tool_call_id for m in request.messages if isinstance(m, ToolMessage)]
+        for message in request.messages:
+            if not isinstance(message, AssistantMessage):
+                continue
+            called = [call.id for call in message.tool_calls or []]
+            got = [call_id for call_id in answered if call_id in called]
+            wanted = [call_id for call_id in called if call_id in got]
+            if len(wanted) < 2:
+                continue
+            compared += 1
+            if got != wanted:
+                raise fail(guarantee, f"the model called {listed(called)} in one reply; its "
+                            f"request {number} of {len(requests)} carries their results as "
+                            f"{listed(got)}, not in the order of the calls", timeline)
+    if compared == 0:
+        raise fail(guarantee, "no model request carried the results of two calls of one "
+                    "reply: their order was never seen", timeline)
