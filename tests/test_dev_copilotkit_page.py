@@ -1,8 +1,10 @@
-"""`pling-tutorial dev r-15 --page copilotkit`: the r-15 page whose assistant is CopilotKit,
-its runtime inside Vite's server talking to the scripted model on OpenAI's wire: by default
-the fixture server's own `/v1`, here (`--model-url`) a `ModelServer` in this process, so the
-test reads every request the runtime sent. The runtime refuses what another site could
-send, SPEC §9's walk holds in zh and en in Chromium, and Ctrl-C leaves nothing."""
+"""`pling-tutorial dev r-15 --page copilotkit|copilotkit-build`: the r-15 page whose assistant
+is CopilotKit, its runtime inside Vite's server (the dev server, or `vite preview` of the
+page's development build) talking to the scripted model on OpenAI's wire: by default the
+fixture server's own `/v1`, here (`--model-url`) a `ModelServer` in this process, so the
+test reads every request the runtime sent. On both pages the runtime refuses what another
+site could send and SPEC §9's walk holds in zh and en in Chromium; the built one is the
+bundle, React's development build (StrictMode kept); Ctrl-C leaves nothing."""
 
 from __future__ import annotations
 
@@ -33,6 +35,11 @@ PROJECT_ROOT = Path(__file__).resolve().parents[1]
 PLING_TUTORIAL = Path(sys.executable).parent / "pling-tutorial"
 SERVING = re.compile(r"at (http://127\.0\.0\.1:\d+)/\?lang=zh \(CopilotKit page.*; model (\S+)\)")
 PAGE_INSTALLED = PROJECT_ROOT / "fixtures" / "r-15-copilotkit" / "node_modules" / ".bin" / "vite"
+# The dev server, and the development build under `vite preview` (about 20 s to build).
+PAGES = ("copilotkit", "copilotkit-build")
+BUNDLE = re.compile(r'<script type="module" crossorigin src="(/assets/index-[\w-]+\.js)"')
+# A warning only React's development build carries: the bundle keeps StrictMode's checks.
+REACT_DEVELOPMENT_ONLY = "Check the render method of"
 # Vite's first start bundles CopilotKit's dependencies; a loaded machine needs the time.
 WAIT_MS = 60_000
 WORDS = {
@@ -55,6 +62,7 @@ def request(url: str, *, body: bytes | None = None, method: str | None = None,
 
 @dataclass
 class Served:
+    page: str
     url: str
     model_url: str
     process: subprocess.Popen[str]
@@ -94,24 +102,39 @@ def model() -> Iterator[tuple[str, ScriptedModel]]:
         yield server.base_url, scripted
 
 
-def serve(model: tuple[str, ScriptedModel] | None) -> Iterator[Served]:
+def serve(model: tuple[str, ScriptedModel] | None, page: str = "copilotkit") -> Iterator[Served]:
     if not PAGE_INSTALLED.exists():
         pytest.fail("the CopilotKit page is not installed; run ./scripts/bootstrap")
     model_url = [] if model is None else ["--model-url", model[0]]
     process = subprocess.Popen(
-        [str(PLING_TUTORIAL), "dev", "r-15", "--page", "copilotkit", "--port", "0", *model_url],
+        [str(PLING_TUTORIAL), "dev", "r-15", "--page", page, "--port", "0", *model_url],
         cwd=PROJECT_ROOT, text=True, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     try:
         found = first_line(process, SERVING)
-        yield Served(found.group(1), found.group(2), process,
+        yield Served(page, found.group(1), found.group(2), process,
                      None if model is None else model[1])
     finally:
         stop(process)
 
 
-@pytest.fixture(scope="module")
-def served(model: tuple[str, ScriptedModel]) -> Iterator[Served]:
-    yield from serve(model)
+@pytest.fixture(scope="module", params=PAGES)
+def served(model: tuple[str, ScriptedModel], request: pytest.FixtureRequest) -> Iterator[Served]:
+    yield from serve(model, request.param)
+
+
+def test_copilotkit_page_is_served_as_its_mode_asks(served: Served) -> None:
+    """The dev server serves the page's modules; `copilotkit-build` serves `vite build`'s
+    bundle, built with React's development build, so the lifecycle checks "as served" still
+    run under StrictMode there."""
+    status, _, html = request(f"{served.url}/?lang=en")
+    assert status == 200
+    found = BUNDLE.search(html.decode())
+    if served.page == "copilotkit":
+        assert found is None and b"/src/main.tsx" in html
+        return
+    assert found is not None and b"/src/main.tsx" not in html, html.decode()[:600]
+    status, _, bundle = request(served.url + found.group(1))
+    assert status == 200 and REACT_DEVELOPMENT_ONLY.encode() in bundle
 
 
 def workspace(served: Served) -> dict[str, Any]:
