@@ -4,12 +4,6 @@ CopilotKit page in Chromium (plain Playwright): `reproduce(page, served)` return
 when the bug shows, or None when the page kept the promise. The bugs the checks catch are
 data (tutorials/r-15-…/mutation/releases-copilotkit.json, scripts/release_replay/).
 
-- CK-5374 (results of one reply's calls reversed): the check of call order,
-  test_two_calls_needing_approval_are_asked_one_at_a_time_in_call_order, fails on
-  CopilotKit's fixed releases too (of two calls in one reply, CopilotKit shows the second
-  one's card while the first one's business request is still unanswered: docs/copilotkit.md,
-  "What still fails"), so it cannot tell the fixed release from the buggy one; a check of
-  result order alone (a read, then a rename) is not written yet.
 - CK-2310 (a v1 handler runs again): needs the page on CopilotKit's v1 API (replay/v1/),
   which the copilotkit driver does not read (v1's sidebar, no human-in-the-loop cards)."""
 
@@ -17,7 +11,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
 
 from pages import ServedPage
 from playwright.sync_api import Page
@@ -64,30 +57,6 @@ def model_asked(served: ServedPage, times: int) -> Callable[[], bool]:
     return lambda: len(served.model.requests) >= times
 
 
-def allow_button(page: Page, tool: str) -> Any:
-    card = page.locator(f"[data-testid=approval][data-tool={tool}]")
-    return card.get_by_test_id("approval-allow")
-
-
-def parallel_results_reversed(page: Page, served: ServedPage) -> str | None:
-    """One model reply with two calls (read, then rename): after Allow, the model must get
-    the two results in the order of its calls."""
-    served.model.script({"content": None, "tool_calls": [
-        {"id": "call_read", "type": "function",
-         "function": {"name": "get_workspace", "arguments": "{}"}},
-        {"id": "call_rename", "type": "function",
-         "function": {"name": "save_workspace_name", "arguments": '{"name": "Acme"}'}},
-    ]})
-    ask(page, "what is the status? then rename the workspace to Acme")
-    allow_button(page, "save_workspace_name").click(timeout=WAIT_MS)
-    first_of(page, {"follow-up": model_asked(served, 2)})
-    results = [message.tool_call_id for message in served.model.requests[1].messages
-               if isinstance(message, ToolMessage)]
-    if results == ["call_read", "call_rename"]:
-        return None
-    return f"the model's calls were [call_read, call_rename]; its results came as {results}"
-
-
 def handler_runs_again(page: Page, served: ServedPage) -> str | None:
     """The model calls the read action, then, after its result, calls it again: the handler
     must run once per call (two reads of the workspace), never again for an answered call."""
@@ -109,11 +78,6 @@ def handler_runs_again(page: Page, served: ServedPage) -> str | None:
 
 
 BUGS = (
-    Bug(key="CK-5374", title="results of parallel frontend tool calls reach the model reversed",
-        promise="calls of one reply are answered one after another, in order",
-        guarantee="calls-one-after-another",
-        links="PR CopilotKit/CopilotKit#5374 (closes #2809)",
-        last_buggy="1.63.2", first_fixed="1.64.1", reproduce=parallel_results_reversed),
     Bug(key="CK-2310", title="useCopilotAction's handler runs again for an answered call",
         promise="the handler runs once per call",
         guarantee="calls-one-after-another",

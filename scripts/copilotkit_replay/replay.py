@@ -4,7 +4,7 @@ first fixed one (it must not), in Chromium. `scripts/release_replay/replay_all.p
 too, after the bugs the checks catch.
 
     .venv/bin/python scripts/copilotkit_replay/replay.py            # every bug
-    .venv/bin/python scripts/copilotkit_replay/replay.py CK-5374    # one
+    .venv/bin/python scripts/copilotkit_replay/replay.py CK-2310    # one
 
 A release is installed on first use (fixtures/.r-15-copilotkit-<version>/, a few minutes and
 about 600 MB each); its lock is kept in fixtures/r-15-copilotkit/replay/. Exit 0 when every
