@@ -1,7 +1,7 @@
 """The agent loop seen from the page and the server: the tool calls of one reply are handled one
-after another, one turn runs at a time and only for text (a page calling `agent.send()` with
-blank text, or while a turn runs, starts nothing), and "new conversation" ends what is pending
-and the abandoned turn does nothing more. (What a run's result tells the model, and when:
+after another and their results reach the model in the order of the calls, and "new
+conversation" ends what is pending and the abandoned turn does nothing more. (One turn at a
+time, and only for text: test_one_turn.py. What a run's result tells the model, and when:
 test_run_results.py.)"""
 
 from __future__ import annotations
@@ -11,13 +11,6 @@ import json
 import pytest
 from page_lifecycle import LIFECYCLES, Lifecycle, ask_after, calls_to
 from playwright.sync_api import Page, expect
-from testbed_actions import (
-    GO_AHEAD,
-    GO_AHEAD_PATTERN,
-    GUARDED_SAVE,
-    GUARDED_SAVE_ARGUMENTS,
-    declare_guarded,
-)
 from workspace_state import INITIAL_WORKSPACE, WorkspaceSnapshot
 
 from pling_harness import (
@@ -45,8 +38,6 @@ NEW_CONVERSATION = "new-conversation-ends-pending"
 
 
 # ---- helpers ----------------------------------------------------------------------------
-
-
 
 
 def send(dock: Dock, text: str) -> None:
@@ -150,29 +141,22 @@ def test_second_call_runs_only_after_the_first_calls_server_answered(
     assert results_in(model, RESULTS_REQUEST) == [("call_first", "OK"), ("call_second", "OK")]
 
 
-# ---- one message, one turn, on the tutorial's own page -----------------------------------
-
-
-@pytest.mark.guarantee("one-turn-at-a-time")
-def test_one_message_sent_in_the_pages_dock_starts_one_turn(
-    tutorial_page: Page, dock: Dock, timeline: Timeline, say: Say,
+@pytest.mark.guarantee("calls-one-after-another")
+def test_results_of_one_reply_reach_the_model_in_the_order_of_its_calls(
+    tutorial_page: Page, dock: Dock, timeline: Timeline, model: ModelHandle, say: Say,
 ) -> None:
-    # The page's own dock, not the testbed's: a page that wires its dock twice (a React
-    # <AgentDock> that never unmounts, mounted again by StrictMode) answers each message
-    # with two agents, two turns and two of every message.
-    start = timeline.mark()
-    dock.ask(say("status"))
+    # A read that runs at once, then a rename that waits for the user: the read's result is
+    # ready first, the model must still get both in the order it called them (CopilotKit#5374
+    # sent them reversed). Only the dock and the model's log: any page, wherever calls run.
+    model.script(calling(tool_call("call_read", READ),
+                         tool_call("call_save", SAVE, json.dumps({"name": NEW_NAME}))))
+    asked_before = len(model.requests)
+    dock.ask(say("save"))
+    dock.approve()
 
-    expect(dock.messages("user")).to_have_count(1)
-    # Each reply shown once. A framework may show a call as an assistant message of its own
-    # (CopilotKit: the read's activity line), so replies are told apart by their text.
-    replies = dock.messages("assistant")
-    expect(replies.last).to_be_visible()
-    shown = replies.all_inner_texts()
-    assert len(shown) == len(set(shown)), f"the assistant showed a message twice: {shown}"
-    opening = [r for r in timeline.page_model_requests(start)
-               if '"role":"tool"' not in (r.body or "").replace(" ", "")]
-    assert len(opening) == 1, f"one message opened {len(opening)} model requests: {opening}"
+    guarantees.results_in_call_order(model.requests[asked_before:], timeline)
+    assert {r.call_id: r.code for r in model.tool_results()} == {
+        "call_read": "OK", "call_save": "OK"}
 
 
 # ---- "new conversation" while the model or the server works ---------------------------
@@ -241,41 +225,6 @@ def save_held(tutorial_page: Page, dock: Dock, model: ModelHandle,
     dock.ask(say("save"))
     expect(dock.approval_for(SAVE)).to_be_visible()
     return held
-
-
-@pytest.mark.guarantee("one-turn-at-a-time")
-@pytest.mark.parametrize("text", [pytest.param("   ", id="spaces"),
-                                  pytest.param("\n\t", id="newline-and-tab"),
-                                  pytest.param(None, id="nothing")])
-def test_page_sending_blank_text_starts_no_turn(
-    testbed: Testbed, dock: Dock, timeline: Timeline, locale: str, text: str | None,
-) -> None:
-    start = timeline.mark()
-
-    testbed.scripts.send_from_the_page(text)
-    dock.ask(GO_AHEAD[locale])  # a real turn after it, to have something to wait for
-
-    assert len(timeline.page_model_requests(start)) == 1
-    expect(dock.messages("user")).to_have_count(1)
-
-
-@pytest.mark.guarantee("one-turn-at-a-time")
-def test_page_sending_while_a_turn_runs_starts_no_second_turn(
-    testbed: Testbed, dock: Dock, timeline: Timeline, model: ModelHandle, locale: str,
-) -> None:
-    declare_guarded(testbed)
-    model.when_user(GO_AHEAD_PATTERN, GUARDED_SAVE, GUARDED_SAVE_ARGUMENTS)
-    start = timeline.mark()
-    dock.ask(GO_AHEAD[locale])
-    expect(dock.approval_for(GUARDED_SAVE)).to_be_visible()
-
-    testbed.scripts.send_from_the_page(GO_AHEAD[locale])
-    dock.deny()
-
-    # The turn's own two requests (the call, then its denial), and nothing from the second send.
-    assert len(timeline.page_model_requests(start)) == 2
-    expect(dock.messages("user")).to_have_count(1)
-    assert testbed.calls() == []
 
 
 @pytest.mark.guarantee("calls-one-after-another")

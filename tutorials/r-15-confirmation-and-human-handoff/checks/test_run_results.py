@@ -6,9 +6,7 @@ a thrown text, "the result could not be sent back" for a value JSON cannot carry
 error" for a throw that carries no reason (a number, an object, an empty text or message);
 never "42" or "[object Object]". What `run` returns reaches the model as the JSON it makes
 (a Date as its ISO text, undefined fields left out; nothing is `data: null`). The testbed's
-actions here are registered with `tool()`, as a page does (`testbed.scripts`). The results of
-one reply's calls reach the model in the order of its calls, a read's that is ready at once
-and a rename's that waits for Allow alike (CopilotKit#5374 sent them reversed).
+actions here are registered with `tool()`, as a page does (`testbed.scripts`).
 """
 
 from __future__ import annotations
@@ -32,12 +30,10 @@ from pling_harness import (
     Timeline,
     TutorialServer,
     Words,
-    calling,
     guarantees,
-    tool_call,
 )
 
-SAVE, READ = "save_workspace_name", "get_workspace"
+SAVE = "save_workspace_name"
 
 
 def message_to_model(model: ModelHandle, action: str) -> str:
@@ -223,20 +219,3 @@ class TestThroughAnUpstreamProvider:
             timeline, guarantee="run-failure-reported",
             success_phrases=ModelHandle(fake_upstream.fallback).success_phrases(SAVE, locale))
 
-
-@pytest.mark.guarantee("calls-one-after-another")
-def test_results_of_one_reply_reach_the_model_in_the_order_of_its_calls(
-    tutorial_page: Page, dock: Dock, timeline: Timeline, model: ModelHandle, say: Say,
-) -> None:
-    # A read that runs at once, then a rename that waits for the user: the read's result is
-    # ready first, the model must still get both in the order it called them. Only the dock
-    # and the model's log, so it holds for any page, wherever its calls run.
-    model.script(calling(tool_call("call_read", READ),
-                         tool_call("call_save", SAVE, json.dumps({"name": "Acme"}))))
-    asked_before = len(model.requests)
-    dock.ask(say("save"))
-    dock.approve()
-
-    guarantees.results_in_call_order(model.requests[asked_before:], timeline)
-    assert {r.call_id: r.code for r in model.tool_results()} == {
-        "call_read": "OK", "call_save": "OK"}
