@@ -218,4 +218,3 @@ class TestThroughAnUpstreamProvider:
         guarantees.no_success_claim(
             timeline, guarantee="run-failure-reported",
             success_phrases=ModelHandle(fake_upstream.fallback).success_phrases(SAVE, locale))
-
