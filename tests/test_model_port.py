@@ -5,10 +5,14 @@ what it received as usual, and between checks nothing answers."""
 from __future__ import annotations
 
 import socket
+from collections import Counter
 from collections.abc import Iterator
 
 import httpx
 import pytest
+from starlette.applications import Starlette
+from starlette.routing import Mount
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from pling_harness.server.runner import TutorialServer
 
@@ -39,6 +43,34 @@ def test_second_check_has_a_model_of_its_own(tutorial_server, model):
     assert [call.action for call in model.tool_calls()] == ["archive_workspace"]
     assert len(model.requests) == 1
 """
+
+
+# A check that opens the page `openings` times. No model route is set when the page's server
+# calls the model, and a route (any, even one matching nothing) turns Chromium's HTTP cache
+# off for the whole context: each script would then be fetched again at every opening.
+OPENING_CHECK = """
+import pytest
+from pling_harness.browser.pages import wait_until_ready
+
+@pytest.mark.guarantee("denial-respected")
+def test_the_page_opened_again(tutorial_page):
+    for _ in range({openings} - 1):
+        tutorial_page.goto(tutorial_page.url, wait_until="commit")
+        wait_until_ready(tutorial_page)
+"""
+
+
+class CountedGets:
+    """An ASGI app in front of `app` that counts the GET requests it passes on, by path."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+        self.gets: Counter[str] = Counter()
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http" and scope["method"] == "GET":
+            self.gets[scope["path"]] += 1
+        await self.app(scope, receive, send)
 
 
 def free_port() -> int:
@@ -74,3 +106,27 @@ def test_model_port_without_base_url_is_a_usage_error(pytester: pytest.Pytester)
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["*--pling-model-port 5441: the model port is for a page "
                                  "served elsewhere*"])
+
+
+def scripts_fetched(pytester: pytest.Pytester, openings: int) -> dict[str, int]:
+    """How often a run whose one check opens the page `openings` times fetched each script
+    from the target (the run's own look at the target included)."""
+    server = TutorialServer(tutorial="r-15", environ={})
+    counted = CountedGets(server.app)
+    server.app = Starlette(routes=[Mount("/", app=counted)])
+    pytester.makepyfile(OPENING_CHECK.format(openings=openings))
+    with server:
+        result = pytester.runpytest_subprocess("--pling-locale", "en", "-p", "no:cacheprovider",
+                                               "--base-url", server.url,
+                                               "--pling-model-port", str(free_port()))
+    result.assert_outcomes(passed=1)
+    return {path: count for path, count in counted.gets.items() if path.endswith(".js")}
+
+
+def test_model_port_routes_nothing_so_the_page_opened_again_fetches_no_script(
+        pytester: pytest.Pytester) -> None:
+    once = scripts_fetched(pytester, openings=1)
+    thrice = scripts_fetched(pytester, openings=3)
+
+    assert once, "the page loaded no script"
+    assert thrice == once  # the second and third openings took each from the browser's cache

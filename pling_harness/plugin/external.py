@@ -8,7 +8,8 @@ Without `--base-url` nothing here does anything. With it:
   then be the declared initial state, or the test errors naming the URL and the answer;
 - the page's model endpoint is routed in the browser (`ModelRoute`) for every test that
   opens a page, and answered by the test's scripted model: the target's gateway is never
-  reached, and the `model` fixture works as with a fixture server;
+  reached, and the `model` fixture works as with a fixture server (with
+  `--pling-model-port` the page's server calls that model itself, and nothing is routed);
 - one server is shared by all tests, so the run is serial: `-n` above 1 is refused;
 - before the first test the target is checked (page, dock, business view, state request):
   a page that cannot be checked ends the run with one line and exit code 2;
@@ -38,7 +39,7 @@ from pling_harness.browser.preflight import (
 from pling_harness.evidence.sources import EXTERNAL_SOURCES, UndeclaredGuarantee, why_not_provable
 from pling_harness.plugin import report
 from pling_harness.plugin.driver import run_driver
-from pling_harness.plugin.options import pling_root
+from pling_harness.plugin.options import MODEL_PORT_OPTION, pling_root
 from pling_harness.plugin.report_writer import guarantees_of
 from pling_harness.plugin.tutorial_choice import known_guarantees
 from pling_harness.project.tutorials import Tutorial
@@ -119,7 +120,12 @@ def _pling_external_page(request: pytest.FixtureRequest) -> None:
     if not isinstance(target, ExternalTarget):
         pytest.skip(not_applicable("the check serves the page from a fixture server of its "
                                    "own (it overrides tutorial_server)"))
-    if "page" in request.fixturenames:
+    # With --pling-model-port the page's own server calls the check's model: no request of
+    # the browser is the model's, so nothing is routed. A route there would match nothing,
+    # yet any route turns off the browser's HTTP cache for the whole context (Playwright's
+    # interception) and sends each of the page's requests through this process: a bundled
+    # page would download and compile its whole bundle again in every check.
+    if "page" in request.fixturenames and request.config.getoption(MODEL_PORT_OPTION) is None:
         context: BrowserContext = request.getfixturevalue("context")
         route_model_endpoint(context, target)
 

@@ -15,11 +15,12 @@ from collections.abc import Iterator
 
 import pytest
 
+from pling_harness.plugin.options import MODEL_PORT_OPTION
 from pling_harness.server.external import ExternalTarget
 from pling_harness.server.model_server import ModelServer
 from pling_harness.server.runner import PortInUse
 
-OPTION = "--pling-model-port"
+OPTION = MODEL_PORT_OPTION
 _SERVER_KEY = pytest.StashKey[ModelServer]()
 
 

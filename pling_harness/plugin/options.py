@@ -22,6 +22,9 @@ _ROOT_KEY = pytest.StashKey[Path | None]()
 
 # The dock driver the checks read the page's assistant with (pling_harness/plugin/driver.py).
 DRIVER_OPTION = "--pling-driver"
+# The port of the checks' model for a page whose own server calls it (model_port.py declares
+# it; external.py routes no model endpoint in the browser when it is given).
+MODEL_PORT_OPTION = "--pling-model-port"
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
