@@ -60,9 +60,11 @@ class Walk:
 
     def identifiers(self) -> list[str]:
         """Ids and data shown as they are: the page's targets, the actions and argument names
-        the model was offered, the values it called them with, the business state's text."""
+        the model was offered, the values it called them with, the result codes it received
+        (a reply may name one, as the runtime's gateway error does), the business state's
+        text."""
         run = self.run
-        names = [BOGUS_ACTION, *run.dock.target_ids()]
+        names = [BOGUS_ACTION, *run.dock.target_ids(), *run.model.result_codes()]
         for name, function in (run.model.offered_tools() if run.model.requests else {}).items():
             names += [name, *(str(key) for key in function.parameters.get("properties", {}))]
         for call in run.model.tool_calls():
