@@ -103,7 +103,14 @@ class Walk:
 
 
 def _first(run: DeclaredRun, wanted: Callable[[ActionRow], bool]) -> str | None:
-    return next((a for a, row in run.table.actions.items() if wanted(row)), None)
+    """The first action the walk can take on the initial state (one whose row starts from
+    another state is left to its own generated checks)."""
+    return next((a for a, row in run.table.actions.items()
+                 if not row.starts_from and wanted(row)), None)
+
+
+def _with_policy(policy: str) -> Callable[[ActionRow], bool]:
+    return lambda row: row.policy == policy
 
 
 def _busy_then(walk: Walk, first: Callable[[], None]) -> None:
@@ -152,12 +159,11 @@ def _walk_the_dock(walk: Walk) -> None:
     first_action = next(iter(run.table.actions))
     reader = _first(run, lambda row: row.policy == "none")
     # A card of each asking policy ("always allow" on one, not on the other).
-    asking: dict[str, str] = {}
-    for action, row in run.table.actions.items():
-        if row.asks:
-            asking.setdefault(row.policy, action)
+    asking = {policy: action for policy in ("ask", "ask-always")
+              if (action := _first(run, _with_policy(policy))) is not None}
     handoff = _first(run, lambda row: row.policy == "handoff")
-    writer = _first(run, lambda row: row.calls is not None and row.calls.method != "GET")
+    writer = _first(run, lambda row: row.policy != "handoff" and row.calls is not None
+                    and row.calls.method != "GET")
 
     def first_turn() -> None:
         if reader is not None:  # the model's own reply, in the locale
