@@ -64,7 +64,8 @@ class Walk:
         (a reply may name one, as the runtime's gateway error does), the business state's
         text."""
         run = self.run
-        names = [BOGUS_ACTION, *run.dock.target_ids(), *run.model.result_codes()]
+        codes = [code for code in run.model.result_codes() if code != "OK"]  # "OK" is a word
+        names = [BOGUS_ACTION, *run.dock.target_ids(), *codes]
         for name, function in (run.model.offered_tools() if run.model.requests else {}).items():
             names += [name, *(str(key) for key in function.parameters.get("properties", {}))]
         for call in run.model.tool_calls():
