@@ -108,8 +108,15 @@ def test_r15_matrix_ids_are_stable_and_each_names_a_check() -> None:
     ids = [check.id for check in checks]
     assert len(ids) == len(set(ids))
     assert {check.check for check in checks} <= {*CHECKS, "approval-shows-exact-arguments"}
-    # The ids follow the table's order; these are what shards and durations key on.
-    assert ids[:2] == ["get_workspace-policy-table", "get_workspace-declared-effect"]
+    # The tutorial's words first (a copy mutant meets them first), then the table's order;
+    # these are what shards and durations key on.
+    assert ids[:4] == ["table-copy-files-agree", "table-page-speaks-its-locale",
+                       "get_workspace-policy-table", "get_workspace-declared-effect"]
+    # Each action's notices; a handoff's timeout; a failed run of one that changes state.
+    assert {"get_workspace-notices-mean-their-codes", "archive_workspace-notices-mean-their-codes",
+            "publish_changes-timeout-notice-means-its-code",
+            "save_workspace_name-run-failure-notice-means-its-code"} <= set(ids)
+    assert "get_workspace-run-failure-notice-means-its-code" not in ids  # a read changes nothing
     assert "archive_workspace-denial-respected" in ids
     assert "archive_workspace-ask-always-never-granted" in ids
     assert "save_workspace_name-session-grant-for-ask" in ids

@@ -342,8 +342,8 @@ def test_a_shard_run_by_pytest_xdist_workers_records_the_same_part(
         update={"folder": str(workers)})
 
 
-# r-15's browserless checks: the copy of each locale against the other's.
-COPY_CHECKS = "test_copy_every_value_is_in_its_locale"
+# r-15's copy files, each locale's against the others' (a generated check per locale).
+COPY_CHECKS = "table-copy-files-agree"
 
 
 def test_check_command_runs_its_shards_and_merge_reports_gives_the_verdict(

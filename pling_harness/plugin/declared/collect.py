@@ -17,6 +17,9 @@ from pling_harness.browser.dock import Dock
 from pling_harness.evidence.timeline import Timeline
 from pling_harness.plugin.declared import (
     conversation_checks,
+    copy_files,
+    copy_notices,
+    copy_walk,
     handoff_checks,
     rejection_checks,
     run_checks,
@@ -59,6 +62,11 @@ CHECKS: dict[str, Callable[[DeclaredRun], None]] = {
     "rejected-before-prompt": rejection_checks.rejected_before_prompt,
     "rejected-when-unavailable": rejection_checks.rejected_when_unavailable,
     "projection-complete": rejection_checks.projection_complete,
+    "notices-mean-their-codes": copy_notices.notices_mean_their_codes,
+    "timeout-notice-means-its-code": copy_notices.timeout_notice_means_its_code,
+    "run-failure-notice-means-its-code": copy_notices.run_failure_notice_means_its_code,
+    "copy-files-agree": copy_files.copy_files_agree,
+    "page-speaks-its-locale": copy_walk.page_speaks_its_locale,
 }
 
 

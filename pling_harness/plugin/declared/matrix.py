@@ -11,6 +11,7 @@ from pling_harness.project.action_table import ActionRow, ActionTable
 DECLARED_CASES = "pling_declared_cases"
 # The check that compares the table with the page's projection, once per locale.
 TABLE_ROW = "table"
+COPY = "bilingual-copy"
 
 
 @dataclass(frozen=True)
@@ -64,8 +65,8 @@ def _handoff_checks(row: ActionRow) -> list[tuple[str, tuple[str, ...]]]:
 
 
 def declared_checks(table: ActionTable) -> list[DeclaredCheck]:
-    """Every check the table implies, action by action in the table's order, then the
-    table's own comparison with the page's projection."""
+    """Every check the table implies: the tutorial's words, then action by action in the
+    table's order, then the table's own comparison with the page's projection."""
     found: list[DeclaredCheck] = []
     for action, row in table.actions.items():
         checks = _handoff_checks(row) if row.policy == "handoff" else _run_checks(row)
@@ -79,6 +80,22 @@ def declared_checks(table: ActionTable) -> list[DeclaredCheck]:
         if row.unavailable_when:
             checks.append(("rejected-when-unavailable", ("rejected-before-prompt",
                                                          "projection-complete")))
+        checks += _notice_checks(row)
         found += [DeclaredCheck(action, check, guarantees) for check, guarantees in checks]
     found.append(DeclaredCheck(TABLE_ROW, "projection-complete", ("projection-complete",)))
-    return found
+    # The tutorial's words, once per locale, before its actions' notices: the files, then the
+    # page in every dock state, find most copy faults, so a mutant meets them first.
+    return [DeclaredCheck(TABLE_ROW, check, (COPY,))
+            for check in ("copy-files-agree", "page-speaks-its-locale")] + found
+
+
+def _notice_checks(row: ActionRow) -> list[tuple[str, tuple[str, ...]]]:
+    """The safety notices the row can bring up, each meaning its code in the locale: its
+    policy's (a denial, a handoff's cancel and Done without the effect, the turn's cap for
+    one that runs unasked), a handoff's timeout, a failed run of one that changes state."""
+    checks: list[tuple[str, tuple[str, ...]]] = [("notices-mean-their-codes", (COPY,))]
+    if row.policy == "handoff":
+        checks.append(("timeout-notice-means-its-code", (COPY,)))
+    elif row.calls is not None and row.calls.method != "GET":
+        checks.append(("run-failure-notice-means-its-code", (COPY,)))
+    return checks

@@ -10,7 +10,6 @@ from pling_harness import BusinessState, tutorial_backend
 _backend = tutorial_backend(__file__)
 
 PUBLISH_CODE: str = _backend.PUBLISH_CODE
-INITIAL_NAME: str = _backend.INITIAL_NAME
 INITIAL_WORKSPACE: BusinessState = _backend.INITIAL_WORKSPACE
 if TYPE_CHECKING:
     # The backend is loaded by path, so its class is not visible to mypy; its fields are
