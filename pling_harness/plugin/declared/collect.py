@@ -17,6 +17,8 @@ from pling_harness.browser.dock import Dock
 from pling_harness.evidence.timeline import Timeline
 from pling_harness.plugin.declared import (
     conversation_checks,
+    dev_server_checks,
+    foreign_checks,
     handoff_checks,
     rejection_checks,
     run_checks,
@@ -59,6 +61,9 @@ CHECKS: dict[str, Callable[[DeclaredRun], None]] = {
     "rejected-before-prompt": rejection_checks.rejected_before_prompt,
     "rejected-when-unavailable": rejection_checks.rejected_when_unavailable,
     "projection-complete": rejection_checks.projection_complete,
+    "refuses-foreign-requests": foreign_checks.action_refuses_foreign_requests,
+    "endpoints-refuse-foreign-requests": foreign_checks.table_refuses_foreign_requests,
+    "dev-server-refuses-other-sites": dev_server_checks.dev_server_refuses_other_sites,
 }
 
 

@@ -79,6 +79,23 @@ def declared_checks(table: ActionTable) -> list[DeclaredCheck]:
         if row.unavailable_when:
             checks.append(("rejected-when-unavailable", ("rejected-before-prompt",
                                                          "projection-complete")))
+        if changes_state(row):
+            checks.append(("refuses-foreign-requests", ("server-refuses-foreign-requests",)))
         found += [DeclaredCheck(action, check, guarantees) for check, guarantees in checks]
-    found.append(DeclaredCheck(TABLE_ROW, "projection-complete", ("projection-complete",)))
+    found += [DeclaredCheck(TABLE_ROW, check, guarantees) for check, guarantees in TABLE_CHECKS]
     return found
+
+
+# What every tutorial's server promises whatever its actions: checked once per locale.
+TABLE_CHECKS = (
+    ("projection-complete", ("projection-complete",)),
+    ("endpoints-refuse-foreign-requests", ("server-refuses-foreign-requests",)),
+    ("dev-server-refuses-other-sites", ("dev-server-refuses-other-sites",)),
+)
+
+
+def changes_state(row: ActionRow) -> bool:
+    """Whether the row declares a business request that is not a read (its `calls`, or its
+    handoff's `done.request`): one another site could send around the dock."""
+    requests = [row.calls, row.handoff.done.request if row.handoff else None]
+    return any(request is not None and request.method != "GET" for request in requests)
