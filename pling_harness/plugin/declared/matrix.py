@@ -91,6 +91,8 @@ TABLE_CHECKS = (
     ("projection-complete", ("projection-complete",)),
     ("endpoints-refuse-foreign-requests", ("server-refuses-foreign-requests",)),
     ("dev-server-refuses-other-sites", ("dev-server-refuses-other-sites",)),
+    ("new-document-starts-clean", ("tests-isolated",)),
+    ("nothing-reaches-the-next-test", ("tests-isolated",)),
 )
 
 
