@@ -203,10 +203,24 @@ def _expect_view(run: DeclaredRun, view: dict[str, str | None]) -> None:
                                      f"{str(error).splitlines()[0]}", run.timeline) from None
 
 
+def _undeclared_writes(run: DeclaredRun) -> list[ApiRequest]:
+    """The tutorial's own state-changing requests no row declares (its `api.reset`, its
+    presets): refused too, though from the initial state only (they may change nothing)."""
+    rows = {(r.method, r.path) for row in run.table.actions.values()
+            for r in (row.calls, row.handoff.done.request if row.handoff else None)
+            if r is not None}
+    api = run.served.tutorial.api
+    declared = [*([api.reset] if api.reset else []),
+                *(p.request_for(p.value) for p in api.presets)]
+    unique = {(r.method, r.path): r for r in declared if r.method != "GET"}
+    return [r for key, r in unique.items() if key not in rows]
+
+
 def table_refuses_foreign_requests(run: DeclaredRun) -> None:
     """The conversation's endpoints (the tutorial's model endpoint, or the assistant's own on
-    the page's server when its framework runs the conversation) refuse every foreign way,
-    and a foreign Host may not even read the state."""
+    the page's server when its framework runs the conversation) and the tutorial's requests
+    no row declares refuse every foreign way, and a foreign Host may not even read the
+    state."""
     tutorial = run.served.tutorial
     problems: list[str] = []
     client, ways = _client(run)
@@ -216,6 +230,14 @@ def table_refuses_foreign_requests(run: DeclaredRun) -> None:
                 problems.append(_not_refused(_send(client, foreign, "POST", endpoint,
                                                    GATEWAY_REQUEST), foreign, way,
                                              f"the conversation's endpoint {endpoint}") or "")
+            for request in _undeclared_writes(run):
+                before = run.state()
+                problems.append(_not_refused(_send(client, foreign, request.method,
+                                                   request.path, request.body or {}),
+                                             foreign, way, request.describe()) or "")
+                if run.state() != before:
+                    problems.append(f"{request.describe()} with {way} changed the state")
+                    run.served.state.replace(before)
             read = tutorial.api.state
             if foreign.host is not None and read is not None:
                 problems.append(_not_refused(_send(client, foreign, read.method, read.path,
