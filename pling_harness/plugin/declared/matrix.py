@@ -65,7 +65,8 @@ def _handoff_checks(row: ActionRow) -> list[tuple[str, tuple[str, ...]]]:
 
 def declared_checks(table: ActionTable) -> list[DeclaredCheck]:
     """Every check the table implies, action by action in the table's order, then the
-    table's own comparison with the page's projection."""
+    table's own (TABLE_CHECKS: its comparison with the page's projection, the server's
+    guards, the isolation between tests)."""
     found: list[DeclaredCheck] = []
     for action, row in table.actions.items():
         checks = _handoff_checks(row) if row.policy == "handoff" else _run_checks(row)
