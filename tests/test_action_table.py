@@ -107,7 +107,9 @@ def test_r15_matrix_ids_are_stable_and_each_names_a_check() -> None:
     checks = declared_checks(r15_table()[0])
     ids = [check.id for check in checks]
     assert len(ids) == len(set(ids))
-    assert {check.check for check in checks} <= {*CHECKS, "approval-shows-exact-arguments"}
+    # Two take fixtures of their own (collect.py calls them apart from CHECKS).
+    assert {check.check for check in checks} <= {*CHECKS, "approval-shows-exact-arguments",
+                                                  "nothing-reaches-the-next-test"}
     # The tutorial's words first (a copy mutant meets them first), then the table's order;
     # these are what shards and durations key on.
     assert ids[:4] == ["table-copy-files-agree", "table-page-speaks-its-locale",
@@ -130,7 +132,16 @@ def test_r15_matrix_ids_are_stable_and_each_names_a_check() -> None:
             "publish_changes-new-conversation-ends-pending"} <= set(ids)
     assert "get_workspace-new-conversation-ends-pending" not in ids
     assert "publish_changes-handoff-steps-advance" in ids
-    assert ids[-1] == "table-projection-complete"
+    # Each request that changes the state is refused when sent another way than its page's;
+    # a read (get_workspace) changes nothing another site could want.
+    assert {f"{action}-refuses-foreign-requests" for action in (
+        "save_workspace_name", "archive_workspace", "reset_workspace", "publish_changes")
+            } <= set(ids)
+    assert "get_workspace-refuses-foreign-requests" not in ids
+    # What every tutorial's server promises whatever its actions, once per locale, last.
+    assert ids[-5:] == ["table-projection-complete", "table-endpoints-refuse-foreign-requests",
+                        "table-dev-server-refuses-other-sites", "table-new-document-starts-clean",
+                        "table-nothing-reaches-the-next-test"]
 
 
 def test_a_one_step_handoff_has_no_step_to_advance(tmp_path: Path) -> None:

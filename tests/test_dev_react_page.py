@@ -158,7 +158,9 @@ CHECKS = PROJECT_ROOT / "tutorials" / "r-15-confirmation-and-human-handoff" / "c
 # The checks generated from r-15's action table (beside its checks folder).
 ACTION_TABLE = CHECKS.parent / "actions.json"
 RUN_TIMEOUT_S = 900
-FOREIGN_REQUEST_CHECKS = CHECKS / "test_business_api_refuses_foreign_requests.py"
+# Every check of the foreign requests (one per state-changing action and the table's), not
+# only the first.
+FOREIGN_REQUESTS = "server-refuses-foreign-requests"
 # The harness's guarantees and r-15's own (its tutorial.json).
 KNOWN_GUARANTEES = guarantee_sources(load_tutorial("r-15"))
 
@@ -169,9 +171,10 @@ def pytest_command(report: Path, base_url: str, *args: str) -> list[str]:
             "--base-url", base_url, *args]
 
 
-def covering_checks(base_url: str) -> dict[tuple[str, str | None], str]:
+def covering_checks(base_url: str) -> tuple[dict[tuple[str, str | None], str], list[str]]:
     """The first check of each guarantee in each locale, for every guarantee a page served
-    elsewhere can prove (`pling_harness.evidence.sources`)."""
+    elsewhere can prove (`pling_harness.evidence.sources`), and every check of the foreign
+    requests."""
     with tempfile.TemporaryDirectory(prefix="pling-react-collect-") as scratch:
         report = Path(scratch) / "report.json"
         subprocess.run(pytest_command(report, base_url, str(CHECKS), str(ACTION_TABLE),
@@ -184,7 +187,8 @@ def covering_checks(base_url: str) -> dict[tuple[str, str | None], str]:
         for guarantee in test.guarantees:
             if why_not_provable([guarantee], EXTERNAL_SOURCES, KNOWN_GUARANTEES) is None:
                 chosen.setdefault((guarantee, test.locale), test.nodeid)
-    return chosen
+    foreign = [test.nodeid for test in collected.tests if FOREIGN_REQUESTS in test.guarantees]
+    return chosen, foreign
 
 
 @pytest.fixture(params=["react", "react-build"], scope="module")
@@ -195,21 +199,19 @@ def react_page(request: pytest.FixtureRequest) -> Iterator[Served]:
 
 
 def test_covering_checks_pass_on_the_react_page(react_page: Served, tmp_path: Path) -> None:
-    chosen = covering_checks(react_page.url)
+    chosen, foreign = covering_checks(react_page.url)
     assert len({g for g, _ in chosen}) >= 35, chosen  # every guarantee provable externally
-    nodeids = sorted(set(chosen.values()))
+    nodeids = sorted({*chosen.values(), *foreign})
     report = tmp_path / "report.json"
     # Every foreign request, not only the first: the dev server and its proxy stand between
     # them and the API (Vite's CORS and a rewritten Host each let one through once).
     result = subprocess.run(
-        pytest_command(report, react_page.url, *(str(PROJECT_ROOT / n) for n in nodeids),
-                       str(FOREIGN_REQUEST_CHECKS)),
+        pytest_command(report, react_page.url, *(str(PROJECT_ROOT / n) for n in nodeids)),
         cwd=PROJECT_ROOT, capture_output=True, text=True, check=False, timeout=RUN_TIMEOUT_S)
     outcomes = SuiteReport.read(report)
     failed = [f"{t.nodeid}: {t.outcome} {t.failure}" for t in outcomes.tests
               if t.outcome not in ("passed", "n/a")]
     assert result.returncode == 0 and not failed, "\n".join(failed) or result.stdout[-3000:]
     proven = {(g, t.locale) for t in outcomes.tests if t.outcome == "passed" for g in t.guarantees}
-    # Locale-less checks (the dev server's own refusals) prove their guarantee once, not per locale.
     assert {locale for _, locale in chosen} - {None} == {"zh", "en"}
     assert set(chosen) <= proven, sorted(set(chosen) - proven)

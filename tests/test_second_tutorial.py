@@ -67,9 +67,12 @@ def test_its_whole_matrix_comes_from_its_table_and_passes(
             "rename_board-hidden-characters-refused", "clear_board-ask-always-never-granted",
             "clear_board-rejected-when-unavailable", "lock_board-handoff-timeout",
             "lock_board-success-only-after-published", "lock_board-handoff-steps-advance",
-            "clear_board-new-conversation-ends-pending", "table-projection-complete"} <= checks
+            "clear_board-new-conversation-ends-pending", "table-projection-complete",
+            "lock_board-refuses-foreign-requests", "table-dev-server-refuses-other-sites",
+            "table-nothing-reaches-the-next-test"} <= checks
+    assert "get_board-refuses-foreign-requests" not in checks  # a read
     assert "clear_board-session-grant-for-ask" not in checks
-    assert "24/24 guarantees proven in en" in out
+    assert "27/27 guarantees proven in en" in out
 
 
 def test_a_table_that_misses_an_action_of_the_page_fails_naming_both(
@@ -98,5 +101,5 @@ def test_a_mutant_of_its_page_for_each_promise_is_killed(
     out = capsys.readouterr().out
 
     assert code == 0, out
-    assert "score: 19/19 mutants killed by the checks meant to catch them" in out
+    assert "score: 22/22 mutants killed by the checks meant to catch them" in out
     assert "guarantees with no mutant that they kill" not in out

@@ -20,7 +20,10 @@ from pling_harness.plugin.declared import (
     copy_files,
     copy_notices,
     copy_walk,
+    dev_server_checks,
+    foreign_checks,
     handoff_checks,
+    isolation_checks,
     rejection_checks,
     run_checks,
 )
@@ -67,6 +70,10 @@ CHECKS: dict[str, Callable[[DeclaredRun], None]] = {
     "run-failure-notice-means-its-code": copy_notices.run_failure_notice_means_its_code,
     "copy-files-agree": copy_files.copy_files_agree,
     "page-speaks-its-locale": copy_walk.page_speaks_its_locale,
+    "refuses-foreign-requests": foreign_checks.action_refuses_foreign_requests,
+    "endpoints-refuse-foreign-requests": foreign_checks.table_refuses_foreign_requests,
+    "dev-server-refuses-other-sites": dev_server_checks.dev_server_refuses_other_sites,
+    "new-document-starts-clean": isolation_checks.new_document_starts_clean,
 }
 
 
@@ -126,6 +133,10 @@ def _declared_test(table: ActionTable) -> Callable[..., None]:
                           served=tutorial_server)
         if declared.check == "approval-shows-exact-arguments":
             run_checks.approval_shows_exact_arguments(run, request.config, request.node.nodeid)
+        elif declared.check == "nothing-reaches-the-next-test":
+            # Its own fixture: n/a (skipped) with --base-url, where one server serves all.
+            isolation_checks.nothing_reaches_the_next_test(
+                run, request.getfixturevalue("start_next_test"))
         else:
             CHECKS[declared.check](run)
 

@@ -66,7 +66,8 @@ def _handoff_checks(row: ActionRow) -> list[tuple[str, tuple[str, ...]]]:
 
 def declared_checks(table: ActionTable) -> list[DeclaredCheck]:
     """Every check the table implies: the tutorial's words, then action by action in the
-    table's order, then the table's own comparison with the page's projection."""
+    table's order, then the table's own (TABLE_CHECKS: its comparison with the page's
+    projection, the server's guards, the isolation between tests)."""
     found: list[DeclaredCheck] = []
     for action, row in table.actions.items():
         checks = _handoff_checks(row) if row.policy == "handoff" else _run_checks(row)
@@ -81,8 +82,10 @@ def declared_checks(table: ActionTable) -> list[DeclaredCheck]:
             checks.append(("rejected-when-unavailable", ("rejected-before-prompt",
                                                          "projection-complete")))
         checks += _notice_checks(row)
+        if changes_state(row):
+            checks.append(("refuses-foreign-requests", ("server-refuses-foreign-requests",)))
         found += [DeclaredCheck(action, check, guarantees) for check, guarantees in checks]
-    found.append(DeclaredCheck(TABLE_ROW, "projection-complete", ("projection-complete",)))
+    found += [DeclaredCheck(TABLE_ROW, check, guarantees) for check, guarantees in TABLE_CHECKS]
     # The tutorial's words, once per locale, before its actions' notices: the files, then the
     # page in every dock state, find most copy faults, so a mutant meets them first.
     return [DeclaredCheck(TABLE_ROW, check, (COPY,))
@@ -99,3 +102,20 @@ def _notice_checks(row: ActionRow) -> list[tuple[str, tuple[str, ...]]]:
     elif row.calls is not None and row.calls.method != "GET":
         checks.append(("run-failure-notice-means-its-code", (COPY,)))
     return checks
+
+
+# What every tutorial's server promises whatever its actions: checked once per locale.
+TABLE_CHECKS = (
+    ("projection-complete", ("projection-complete",)),
+    ("endpoints-refuse-foreign-requests", ("server-refuses-foreign-requests",)),
+    ("dev-server-refuses-other-sites", ("dev-server-refuses-other-sites",)),
+    ("new-document-starts-clean", ("tests-isolated",)),
+    ("nothing-reaches-the-next-test", ("tests-isolated",)),
+)
+
+
+def changes_state(row: ActionRow) -> bool:
+    """Whether the row declares a business request that is not a read (its `calls`, or its
+    handoff's `done.request`): one another site could send around the dock."""
+    requests = [row.calls, row.handoff.done.request if row.handoff else None]
+    return any(request is not None and request.method != "GET" for request in requests)
