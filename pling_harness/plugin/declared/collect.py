@@ -17,7 +17,9 @@ from pling_harness.browser.dock import Dock
 from pling_harness.evidence.timeline import Timeline
 from pling_harness.plugin.declared import (
     conversation_checks,
+    gateway_checks,
     handoff_checks,
+    model_output_checks,
     rejection_checks,
     run_checks,
 )
@@ -59,6 +61,14 @@ CHECKS: dict[str, Callable[[DeclaredRun], None]] = {
     "rejected-before-prompt": rejection_checks.rejected_before_prompt,
     "rejected-when-unavailable": rejection_checks.rejected_when_unavailable,
     "projection-complete": rejection_checks.projection_complete,
+    "provider-faults": gateway_checks.provider_faults,
+    "model-request-fails": gateway_checks.model_request_fails,
+    "fifty-calls-in-one-reply": model_output_checks.fifty_calls_in_one_reply,
+    "model-calls-per-turn-capped": model_output_checks.model_calls_per_turn_capped,
+    "repeated-call-id-refused": model_output_checks.repeated_call_id_refused,
+    "reply-without-text-or-calls": model_output_checks.reply_without_text_or_calls,
+    "whitespace-text-adds-no-message": model_output_checks.whitespace_text_adds_no_message,
+    "markup-shown-as-text": model_output_checks.assistant_text_with_markup,
 }
 
 

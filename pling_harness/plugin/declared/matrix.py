@@ -80,5 +80,20 @@ def declared_checks(table: ActionTable) -> list[DeclaredCheck]:
             checks.append(("rejected-when-unavailable", ("rejected-before-prompt",
                                                          "projection-complete")))
         found += [DeclaredCheck(action, check, guarantees) for check, guarantees in checks]
-    found.append(DeclaredCheck(TABLE_ROW, "projection-complete", ("projection-complete",)))
+    found += [DeclaredCheck(TABLE_ROW, check, guarantees) for check, guarantees in TABLE_CHECKS]
     return found
+
+
+# Checks of the table as a whole (once per locale): the projection, and what the model may
+# send that no action declares, staged with the table's own actions (stage.py).
+TABLE_CHECKS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("projection-complete", ("projection-complete",)),
+    ("provider-faults", ("gateway-faults",)),
+    ("model-request-fails", ("gateway-faults",)),
+    ("fifty-calls-in-one-reply", ("loop-limit", "hostile-model-output")),
+    ("model-calls-per-turn-capped", ("loop-limit", "hostile-model-output")),
+    ("repeated-call-id-refused", ("hostile-model-output", "invalid-params-names-the-argument")),
+    ("reply-without-text-or-calls", ("hostile-model-output",)),
+    ("whitespace-text-adds-no-message", ("hostile-model-output",)),
+    ("markup-shown-as-text", ("model-text-is-text", "hostile-model-output")),
+)
