@@ -15,7 +15,7 @@ from pling_harness.evidence import guarantees
 from pling_harness.evidence.guarantees import GuaranteeViolation
 from pling_harness.evidence.records import Mark
 from pling_harness.plugin.declared.context import DeclaredRun
-from pling_harness.plugin.declared.stage import asking_action, harmless_call
+from pling_harness.plugin.declared.stage import asking_action, described, harmless_call
 from pling_harness.server.model.conversation import ToolResultSeen
 from pling_harness.server.model.handle import calling, tool_call
 
@@ -92,7 +92,7 @@ def fifty_calls_in_one_reply(run: DeclaredRun) -> None:
                                  f"{harmless.code}; they got {within}", run.timeline)
     for result in received[MAX_TOOL_CALLS_PER_REPLY:]:
         _failure(result, "LOOP_LIMIT", LOOP_LIMIT, run)
-    _notices_mean(run, "LOOP_LIMIT", naming=run.words.desc(refused_action),
+    _notices_mean(run, "LOOP_LIMIT", naming=described(run, refused_action),
                   count=CALLS_IN_ONE_REPLY - MAX_TOOL_CALLS_PER_REPLY)
     _nothing_asked_or_changed(run, before, LOOP_LIMIT)
 
@@ -152,7 +152,7 @@ def repeated_call_id_refused(run: DeclaredRun) -> None:
     if "call_dup" not in str(second.envelope["message"]):
         raise GuaranteeViolation("invalid-params-names-the-argument", f"the model was told "
                                  f"{second.envelope}, not which id repeated", run.timeline)
-    _notices_mean(run, "INVALID_PARAMS", naming=run.words.desc(second_action), count=1)
+    _notices_mean(run, "INVALID_PARAMS", naming=described(run, second_action), count=1)
     expect(run.dock.messages("notice", code="INVALID_PARAMS")).to_contain_text("call_dup")
     _nothing_asked_or_changed(run, before, HOSTILE)
 

@@ -52,3 +52,9 @@ def asking_action(run: DeclaredRun) -> str:
         if row.asks or row.policy == "handoff":
             return action
     return next(iter(run.table.actions))
+
+
+def described(run: DeclaredRun, action: str) -> str:
+    """How the page describes `action` to the model (its declaration's `desc`), the name a
+    notice about it uses; its id where the page gives no description."""
+    return run.projection()[action].description or action
