@@ -15,7 +15,12 @@ from pling_harness.evidence import guarantees
 from pling_harness.evidence.guarantees import GuaranteeViolation
 from pling_harness.evidence.records import Mark
 from pling_harness.plugin.declared.context import DeclaredRun
-from pling_harness.plugin.declared.stage import asking_action, described, harmless_call
+from pling_harness.plugin.declared.stage import (
+    asking_action,
+    asking_call,
+    described,
+    harmless_call,
+)
 from pling_harness.server.model.conversation import ToolResultSeen
 from pling_harness.server.model.handle import calling, tool_call
 
@@ -80,7 +85,7 @@ def fifty_calls_in_one_reply(run: DeclaredRun) -> None:
     run.open()
     harmless, refused_action = harmless_call(run), asking_action(run)
     calls = [harmless.call(f"call_{n}") if n <= MAX_TOOL_CALLS_PER_REPLY
-             else tool_call(f"call_{n}", refused_action) for n in range(1, CALLS_IN_ONE_REPLY + 1)]
+             else asking_call(run, f"call_{n}") for n in range(1, CALLS_IN_ONE_REPLY + 1)]
     run.model.script(calling(*calls), PLAIN_REPLY)
     before = run.timeline.mark()
     run.dock.ask(run.say(run.row.asked_with))
@@ -138,7 +143,7 @@ def repeated_call_id_refused(run: DeclaredRun) -> None:
     run.dock.spec.require(run.dock.spec.repeated_call_id_refused, "repeated_call_id_refused")
     run.open()
     harmless, second_action = harmless_call(run), asking_action(run)
-    run.model.script(calling(harmless.call("call_dup"), tool_call("call_dup", second_action)),
+    run.model.script(calling(harmless.call("call_dup"), asking_call(run, "call_dup")),
                      PLAIN_REPLY)
     before = run.timeline.mark()
     run.dock.ask(run.say(run.row.asked_with))

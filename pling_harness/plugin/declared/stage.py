@@ -54,6 +54,13 @@ def asking_action(run: DeclaredRun) -> str:
     return next(iter(run.table.actions))
 
 
+def asking_call(run: DeclaredRun, call_id: str) -> dict[str, Any]:
+    """A call to `asking_action` with its smallest valid arguments: handled at all, it asks."""
+    action = asking_action(run)
+    params = dict(run.projection()[action].parameters or {})
+    return tool_call(call_id, action, json.dumps(minimal_arguments(params)))
+
+
 def described(run: DeclaredRun, action: str) -> str:
     """How the page describes `action` to the model (its declaration's `desc`), the name a
     notice about it uses; its id where the page gives no description."""
