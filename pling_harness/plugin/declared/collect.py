@@ -69,6 +69,7 @@ CHECKS: dict[str, Callable[[DeclaredRun], None]] = {
     "reply-without-text-or-calls": model_output_checks.reply_without_text_or_calls,
     "whitespace-text-adds-no-message": model_output_checks.whitespace_text_adds_no_message,
     "markup-shown-as-text": model_output_checks.assistant_text_with_markup,
+    "markup-in-arguments-shown-as-text": model_output_checks.markup_in_arguments_shown_as_text,
 }
 
 

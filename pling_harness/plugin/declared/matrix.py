@@ -97,4 +97,5 @@ TABLE_CHECKS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("reply-without-text-or-calls", ("hostile-model-output",)),
     ("whitespace-text-adds-no-message", ("hostile-model-output",)),
     ("markup-shown-as-text", ("model-text-is-text", "hostile-model-output")),
+    ("markup-in-arguments-shown-as-text", ("model-text-is-text",)),
 )

@@ -6,12 +6,15 @@ a part its driver declares absent makes the check n/a with the reason."""
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any
 
+import pytest
 from playwright.sync_api import expect
 
 from pling_harness.evidence import guarantees
+from pling_harness.evidence.arguments import minimal_arguments, string_arguments
 from pling_harness.evidence.guarantees import GuaranteeViolation
 from pling_harness.evidence.records import Mark
 from pling_harness.plugin.declared.context import DeclaredRun
@@ -21,6 +24,7 @@ from pling_harness.plugin.declared.stage import (
     described,
     harmless_call,
 )
+from pling_harness.plugin.report import not_applicable
 from pling_harness.server.model.conversation import ToolResultSeen
 from pling_harness.server.model.handle import calling, tool_call
 
@@ -235,3 +239,29 @@ def assistant_text_with_markup(run: DeclaredRun) -> None:
         raise GuaranteeViolation("model-text-is-text", f"the page fetched {fetched} for the "
                                  "model's markup", run.timeline)
     guarantees.no_business_request(run.timeline, since=before, guarantee="model-text-is-text")
+
+
+def markup_in_arguments_shown_as_text(run: DeclaredRun) -> None:
+    """Markup in a string argument of an action that asks is shown on its card as text: no
+    element made of it, no handler run; denied, nothing changes."""
+    page = run.open()
+    offered = run.projection()
+    staged = [(action, name) for action, row in run.table.actions.items() if row.asks
+              for name in string_arguments(dict(offered[action].parameters or {}))]
+    if not staged:
+        pytest.skip(not_applicable("table", "no action that asks takes a string argument"))
+    action, name = staged[0]
+    # No double quotes: the card shows arguments as JSON, which would escape them.
+    markup = "<img src=x onerror=window.__pwned=4>"
+    arguments = {**minimal_arguments(dict(offered[action].parameters or {})), name: markup}
+    run.model.script(calling(tool_call("call_args", action, json.dumps(arguments))), PLAIN_REPLY)
+    before = run.timeline.mark()
+    run.dock.ask(run.say(run.row.asked_with))
+
+    expect(run.dock.approval_args).to_contain_text(markup)
+    expect(run.dock.approval.locator("img")).to_have_count(0)
+    run.dock.deny()
+    expect(run.dock.root.locator("img")).to_have_count(0)
+    assert page.evaluate("() => window.__pwned") is None, "a handler of the model's markup ran"
+    guarantees.no_business_request(run.timeline, since=before, guarantee="model-text-is-text")
+    guarantees.state_unchanged(run.timeline, since=before, guarantee="model-text-is-text")
