@@ -37,15 +37,12 @@ SELECTION = " or ".join([
     "save_workspace_name-session-grant-for-ask",  # n/a: no "always allow"
     "publish_changes-handoff-timeout",  # n/a: no handoff timer
     "table-reply-without-text-or-calls",  # the model's 502 as its code in the chat error
-    "table-provider-faults",  # each provider fault as its code in the chat error
     "table-repeated-call-id-refused",  # n/a: the SDK merges calls by id
-    "table-model-request-fails",  # n/a: the page talks to its chat route
 ])
 NOT_APPLICABLE = {
     "session-grant-for-ask": "ai-sdk: approval.always:",
     "handoff-timeout": "ai-sdk: handoff.timer:",
     "repeated-call-id": "ai-sdk: repeated_call_id_refused:",
-    "model-request-fails": "ai-sdk: assistant_endpoints:",
 }
 
 
