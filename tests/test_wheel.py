@@ -233,7 +233,8 @@ def test_check_base_url_needs_only_the_tutorials_definition(
                                cwd=consumer)
 
     assert f"Checked {url}" in done.stdout
-    assert "25/25 guarantees proven in en, zh" in done.stdout
+    # gateway-faults is n/a on a page served elsewhere (its own gateway is not the harness's).
+    assert "24/25 guarantees proven in en, zh; 1 n/a" in done.stdout
 
 
 def test_an_unrelated_project_beside_it_passes(environment: Environment, tmp_path: Path) -> None:
