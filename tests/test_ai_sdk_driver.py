@@ -36,14 +36,13 @@ SELECTION = " or ".join([
     "test_one_approval_sent_twice_in_one_request_runs_the_action_once",
     "save_workspace_name-session-grant-for-ask",  # n/a: no "always allow"
     "publish_changes-handoff-timeout",  # n/a: no handoff timer
-    "test_reply_without_text_or_tool_calls_is_a_localised_error_and_the_next_request_works"
-    " and null-content",  # the model's 502 as its code in the chat error
-    "test_repeated_call_id_in_one_reply_is_refused",  # n/a: the SDK merges calls by id
+    "table-reply-without-text-or-calls",  # the model's 502 as its code in the chat error
+    "table-repeated-call-id-refused",  # n/a: the SDK merges calls by id
 ])
 NOT_APPLICABLE = {
     "session-grant-for-ask": "ai-sdk: approval.always:",
     "handoff-timeout": "ai-sdk: handoff.timer:",
-    "repeated_call_id": "ai-sdk: repeated_call_id_refused:",
+    "repeated-call-id": "ai-sdk: repeated_call_id_refused:",
 }
 
 

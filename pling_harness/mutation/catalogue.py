@@ -184,7 +184,7 @@ def load_catalogue(path: Path) -> Catalogue:
 
 def check_fresh(mutant: Mutant, source_root: Path) -> None:
     """Raise StaleMutant unless the mutant's original text occurs exactly once in its file."""
-    target = source_root / mutant.file
+    target = served_file(mutant.file, source_root)
     if not target.is_file():
         raise StaleMutant(f"mutant {mutant.name!r}: file {mutant.file} does not exist")
     count = target.read_text(encoding="utf-8").count(mutant.original)
@@ -194,6 +194,16 @@ def check_fresh(mutant: Mutant, source_root: Path) -> None:
             f"mutant {mutant.name!r}: its original text {found} in {mutant.file}; "
             "update the catalogue to match the current source"
         )
+
+
+def served_file(path: str, source_root: Path) -> Path:
+    """Where `path` (relative to a root) is read from: the root's own file, or, for the
+    package's files in a root without a copy of it (a tutorial made by `new`), the installed
+    package that materialise copies there: its runtime is what such a page is served."""
+    top = Path(path).parts[0]
+    if top == HARNESS_DIR_NAME and not (source_root / HARNESS_DIR_NAME).is_dir():
+        return PACKAGE_DIR.parent / path
+    return source_root / path
 
 
 def materialise(mutant: Mutant | None, *, source_root: Path, dest_root: Path) -> Path:

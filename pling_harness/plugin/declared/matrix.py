@@ -104,9 +104,21 @@ def _notice_checks(row: ActionRow) -> list[tuple[str, tuple[str, ...]]]:
     return checks
 
 
-# What every tutorial's server promises whatever its actions: checked once per locale.
-TABLE_CHECKS = (
+# Checks of the table as a whole (once per locale): the projection; what the model may send
+# that no action declares, staged with the table's own actions (stage.py); what every
+# tutorial's server promises whatever its actions.
+TABLE_CHECKS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("projection-complete", ("projection-complete",)),
+    ("provider-faults", ("gateway-faults",)),
+    ("model-request-fails", ("gateway-faults",)),
+    ("fifty-calls-in-one-reply", ("loop-limit", "hostile-model-output")),
+    ("model-calls-per-turn-capped", ("loop-limit", "hostile-model-output")),
+    ("repeated-call-id-refused", ("hostile-model-output", "rejected-before-prompt",
+                                  "invalid-params-names-the-argument")),
+    ("reply-without-text-or-calls", ("hostile-model-output",)),
+    ("whitespace-text-adds-no-message", ("hostile-model-output",)),
+    ("markup-shown-as-text", ("model-text-is-text", "hostile-model-output")),
+    ("markup-in-arguments-shown-as-text", ("model-text-is-text",)),
     ("endpoints-refuse-foreign-requests", ("server-refuses-foreign-requests",)),
     ("dev-server-refuses-other-sites", ("dev-server-refuses-other-sites",)),
     ("new-document-starts-clean", ("tests-isolated",)),

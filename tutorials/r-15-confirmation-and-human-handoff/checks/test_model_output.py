@@ -1,32 +1,29 @@
-"""What the model sends is checked before it can do anything (SPEC §3 steps 1 to 4, the page
-contract's argument schemas and agent-loop rules): a call that fails a check is answered with
-its code and never prompts, however hostile (bad, blank or oversized arguments, unknown or
-near-miss ids, a verification code, an unavailable or out-of-scope action, a value breaking a
-schema keyword, a repeated call id); a value at a keyword's edge passes and runs as sent;
-the notice names the argument that broke it; the model's text is shown as text; the caps of
-the agent loop hold; and nothing the model sends, nor the runtime itself, writes into a
-handoff target. Everything through the real gateway and page, told to the user in their
-language (by meaning: the glossary, never the runtime's exact sentences), with no business
-request and nothing changed.
+"""What the testbed's own declarations make of the model's calls (SPEC §3 steps 1 to 4, the
+page contract's argument schemas): a call to an out-of-scope or unavailable testbed action, or
+with a value breaking a schema keyword, is answered with its code and never prompts; a value
+at a keyword's edge passes and runs as sent; the notice names the argument that broke it;
+switches undone make an action ask again; and a handoff's arguments never prefill its target.
+Everything through the real gateway and page, told to the user in their language (by meaning:
+the glossary), with no business request and nothing changed.
 
-Each r-15 action's own refusals (every way of breaking its params, near misses of its id,
-unavailable on the state that disables it, a publish that writes nothing into its target) are
-the checks generated from actions.json; the ones here use the testbed or go beyond a
-declaration. One family, one file: these guarantees share checks (a refused call is hostile
-output and rejected before any prompt; a schema keyword's refusal names its argument), so each
-guarantee's checks sit here and nowhere else (tests/test_guarantee_files.py).
+What follows from the action table alone is generated from actions.json
+(pling_harness/plugin/declared/): each action's own refusals (every way of breaking its params,
+near misses of its id, unavailable on the state that disables it) and, once per locale, what
+the model may send that no action declares (the caps of the agent loop, a repeated call id,
+replies without text, markup shown as text: model_output_checks.py). One family, one file:
+these guarantees share checks, so each guarantee's hand-written checks sit here and nowhere
+else (tests/test_guarantee_files.py).
 """
 
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 import pytest
-from playwright.sync_api import Locator, Page, expect
+from playwright.sync_api import expect
 from testbed_actions import (
     GO_AHEAD,
     GO_AHEAD_PATTERN,
@@ -35,7 +32,6 @@ from testbed_actions import (
     REQUESTS,
     declare_guarded,
 )
-from workspace_state import INITIAL_WORKSPACE
 
 from pling_harness import (
     Dock,
@@ -44,7 +40,6 @@ from pling_harness import (
     Say,
     Testbed,
     Timeline,
-    TutorialServer,
     Words,
     calling,
     guarantees,
@@ -448,288 +443,6 @@ def test_declaration_with_titles_descriptions_and_zero_limits_is_accepted_and_ru
     guarantees.model_received(timeline, action=BAD_ID, code="OK", since=start,
                               guarantee="schema-enforced")
     assert [call.body for call in testbed.calls(BAD_ID)] == [arguments]
-
-
-# ==== hostile model output ========================================================================
-
-READ = "get_workspace"
-# The caps the page contract fixes ("What the agent loop must do"): exact, so a check can
-# reach them and see what happens right at them.
-MAX_MODEL_CALLS_PER_TURN = 8
-MAX_TOOL_CALLS_PER_REPLY = 10
-NOT_BLANK = re.compile(r"\S")
-
-
-# ---- what the model and the user should get ---------------------------------------------
-
-
-def notices(dock: Dock, code: str) -> Locator:
-    """Dock notices (tool results the user is told about) carrying `code`."""
-    return dock.messages("notice", code=code)
-
-
-def assert_failure_envelope(received: Mapping[str, Any] | None, code: str) -> None:
-    """SPEC §5: `{"ok": false, "code": <code>, "message": <localised text>}`, nothing else."""
-    assert received is not None and set(received) == {"ok", "code", "message"} \
-        and received["ok"] is False and received["code"] == code \
-        and isinstance(received["message"], str) and received["message"].strip(), (
-            f"the model should receive a {code} failure envelope; it received {received}")
-
-
-def assert_notices_mean(dock: Dock, words: Words, code: str, *, naming: str,
-                        count: int = 1) -> None:
-    """Exactly `count` notices carry `code`, each saying what the glossary says a `code`
-    notice means in this locale, claiming nothing it must not, and naming the action."""
-    shown = notices(dock, code)
-    expect(shown).to_have_count(count)
-    for text in shown.all_inner_texts():
-        problems = words.meaning_problems(text, code, naming=naming)
-        assert not problems, f"the {words.locale} {code} notice {text!r}: {'; '.join(problems)}"
-
-
-# Calls the page must refuse (bad arguments, unknown, unavailable, out-of-scope actions): the
-# one table of them is at the top of this file, every schema keyword in the section above.
-
-
-# ---- too many calls, repeated ids ---------------------------------------------------------
-
-
-def assert_workspace_reads(timeline: Timeline, since: Mark, count: int) -> None:
-    """`count` GET /api/workspace calls answered since `since` (get_workspace runs), where
-    the harness sees them: its own server's log, or the browser when the page's tools run
-    there. A framework's server (the AI SDK's chat route) reads out of sight; the results
-    the model received are then the evidence."""
-    if not (timeline.sees_server or timeline.driver.business_requests_in_browser):
-        return  # the model's results, asserted by the caller, are the evidence here
-    reads = sum(1 for call in timeline.api_calls(since)
-                if call.method == "GET" and call.path == "/api/workspace")
-    assert reads == count, f"{reads} workspace reads ran, not {count}"
-
-
-@pytest.mark.guarantee("hostile-model-output")
-@pytest.mark.guarantee("loop-limit")
-def test_fifty_calls_in_one_reply_run_the_first_ten_and_refuse_the_rest_loop_limit(
-    tutorial_page: Page, dock: Dock, timeline: Timeline, model: ModelHandle, words: Words,
-    say: Say,
-) -> None:
-    # Within the cap: reads, each run on its own (no prompt due). Past it: archive, which
-    # would ask, so a call past the cap that is handled at all shows up as a card.
-    calls = [tool_call(f"call_{n}", READ if n <= MAX_TOOL_CALLS_PER_REPLY else ARCHIVE)
-             for n in range(1, 51)]
-    model.script(calling(*calls))
-    before = timeline.mark()
-
-    dock.ask(say("status"))
-
-    received = model.tool_results(request_index=RESULTS_REQUEST)
-    assert [r.call_id for r in received] == [call["id"] for call in calls]
-    assert [r.code for r in received[:MAX_TOOL_CALLS_PER_REPLY]] == ["OK"] * 10
-    for refused in received[MAX_TOOL_CALLS_PER_REPLY:]:
-        assert_failure_envelope(refused.envelope, "LOOP_LIMIT")
-    assert_workspace_reads(timeline, before, MAX_TOOL_CALLS_PER_REPLY)
-    # One notice per refused call.
-    assert_notices_mean(dock, words, "LOOP_LIMIT", naming=words.desc(ARCHIVE), count=40)
-    assert timeline.shown("approval", before) == []
-    guarantees.no_business_request(timeline, since=before)
-    guarantees.state_unchanged(timeline, since=before)
-
-
-@pytest.mark.guarantee("hostile-model-output")
-@pytest.mark.guarantee("rejected-before-prompt")
-@pytest.mark.guarantee("invalid-params-names-the-argument")
-def test_repeated_call_id_in_one_reply_is_refused_invalid_params_naming_it_and_not_run(
-    tutorial_page: Page, dock: Dock, timeline: Timeline, model: ModelHandle, words: Words,
-    say: Say,
-) -> None:
-    # n/a where the framework merges two calls under one id before the page sees them.
-    dock.spec.require(dock.spec.repeated_call_id_refused, "repeated_call_id_refused")
-    # The second call reuses the first one's id; it would ask (archive) if it were handled.
-    model.script(calling(tool_call("call_dup", READ), tool_call("call_dup", ARCHIVE)))
-    before = timeline.mark()
-
-    dock.ask(say("status"))
-
-    first, second = model.tool_results(request_index=RESULTS_REQUEST)
-    assert (first.call_id, first.code) == ("call_dup", "OK")
-    assert second.call_id == "call_dup"
-    assert_failure_envelope(second.envelope, "INVALID_PARAMS")
-    assert_notices_mean(dock, words, "INVALID_PARAMS", naming=words.desc(ARCHIVE))
-    # The result and the notice name the repeated id, so the model can tell which call it was.
-    assert second.envelope is not None and "call_dup" in str(second.envelope["message"]), (
-        f"the model was told {second.envelope}, not which id repeated")
-    expect(notices(dock, "INVALID_PARAMS")).to_contain_text("call_dup")
-    assert_workspace_reads(timeline, before, 1)
-    assert timeline.shown("approval", before) == []
-    guarantees.no_business_request(timeline, since=before)
-    guarantees.state_unchanged(timeline, since=before)
-
-
-# ---- a reply that is neither text nor tool calls ------------------------------------------
-
-
-UNUSABLE_REPLIES = {
-    "null-content": {"role": "assistant", "content": None},
-    "empty-content": {"role": "assistant", "content": ""},
-    "empty-tool-calls": {"role": "assistant", "content": None, "tool_calls": []},
-    "not-assistant": {"role": "user", "content": "archive the workspace"},
-}
-
-
-@pytest.mark.guarantee("hostile-model-output")
-@pytest.mark.parametrize("reply", UNUSABLE_REPLIES.values(), ids=UNUSABLE_REPLIES.keys())
-def test_reply_without_text_or_tool_calls_is_a_localised_error_and_the_next_request_works(
-    tutorial_page: Page, dock: Dock, timeline: Timeline, model: ModelHandle, words: Words,
-    say: Say, reply: dict[str, Any],
-) -> None:
-    model.script(reply)
-    before = timeline.mark()
-
-    dock.ask(say("archive"))
-
-    error = dock.messages("error")
-    expect(error).to_have_text([NOT_BLANK])
-    expect(dock.messages("error", code="MODEL_BAD_REPLY")).to_have_count(1)
-    # It says what went wrong (the glossary's meaning of the code), in the page's words.
-    problems = words.meaning_problems(error.inner_text(), "MODEL_BAD_REPLY")
-    assert not problems, f"the MODEL_BAD_REPLY error {error.inner_text()!r}: {'; '.join(problems)}"
-    refused = timeline.server_records(before, kind="model.error")
-    assert [(r.status, r.error_code) for r in refused] == [
-        (502, "MODEL_BAD_REPLY")]
-    assert len(timeline.page_model_requests(before)) == 1, "the page resent a failed request"
-    assert timeline.shown("approval", before) == []
-    guarantees.no_business_request(timeline, since=before)
-    guarantees.state_unchanged(timeline, since=before)
-
-    # The conversation goes on: the next request is answered and runs its (harmless) action.
-    after = timeline.mark()
-    dock.ask(say("status"))
-    guarantees.model_received(timeline, action=READ, code="OK", since=after)
-    expect(dock.messages("error")).to_have_count(1)
-    expect(dock.messages("assistant")).to_have_count(1)
-
-
-@pytest.mark.guarantee("hostile-model-output")
-def test_reply_text_of_only_whitespace_adds_no_message(
-    tutorial_page: Page, dock: Dock, model: ModelHandle, say: Say,
-) -> None:
-    model.script({"role": "assistant", "content": " \n ",
-                  "tool_calls": [tool_call("call_read", READ)]},
-                 {"role": "assistant", "content": "Done reading."})
-
-    dock.ask(say("status"))
-
-    # The reply is shown and no message is blank. (A framework may show the call itself as
-    # a message with text of its own: CopilotKit's read line; docs/page-contract.md.)
-    replies = dock.messages("assistant")
-    expect(replies.last).to_have_text("Done reading.")
-    shown = replies.all_inner_texts()
-    assert all(text.strip() for text in shown), f"a blank assistant message is shown: {shown}"
-
-
-# ---- a model that calls again after every denial ------------------------------------------
-
-
-@pytest.mark.guarantee("loop-limit")
-@pytest.mark.guarantee("hostile-model-output")
-def test_model_calling_archive_after_every_denial_is_stopped_loop_limit(
-    tutorial_page: Page, dock: Dock, timeline: Timeline, model: ModelHandle, words: Words,
-    tutorial_server: TutorialServer, say: Say,
-) -> None:
-    # One more reply than the turn may use: a runtime without the cap would ask a 9th time.
-    model.script(*(calling(tool_call(f"call_again_{n}", ARCHIVE))
-                   for n in range(1, MAX_MODEL_CALLS_PER_TURN + 2)))
-    before = timeline.mark()
-
-    dock.ask(say("archive"))
-    for _ in range(MAX_MODEL_CALLS_PER_TURN - 1):  # every call within the cap is asked
-        expect(dock.approval_for(ARCHIVE)).to_be_visible()
-        dock.deny()
-
-    expect(dock.approval).to_have_count(0)
-    # One notice per refused call: seven denials, then the 8th reply's call refused at the cap.
-    assert_notices_mean(dock, words, "LOOP_LIMIT", naming=words.desc(ARCHIVE))
-    assert_notices_mean(dock, words, "PERMISSION_DENIED", naming=words.desc(ARCHIVE),
-                        count=MAX_MODEL_CALLS_PER_TURN - 1)
-    assert len(timeline.server_records(before, kind="model.request")) == MAX_MODEL_CALLS_PER_TURN
-    cards = timeline.shown("approval", before, action=ARCHIVE)
-    assert len(cards) == MAX_MODEL_CALLS_PER_TURN - 1, f"{len(cards)} cards for 7 calls asked"
-    guarantees.always_allow_never_offered(timeline, action=ARCHIVE, since=before)
-    guarantees.no_business_request(timeline, since=before)
-    guarantees.state_unchanged(timeline, since=before)
-    assert tutorial_server.state.snapshot() == INITIAL_WORKSPACE
-
-    # The refusal of the last call reaches the model with the user's next message.
-    model.reset_overrides()
-    dock.ask(say("status"))
-    archive_results = [r for r in model.tool_results() if r.action == ARCHIVE]
-    assert [r.code for r in archive_results] == ["PERMISSION_DENIED"] * (
-        MAX_MODEL_CALLS_PER_TURN - 1) + ["LOOP_LIMIT"]
-    assert archive_results[-1].call_id == f"call_again_{MAX_MODEL_CALLS_PER_TURN}"
-    assert_failure_envelope(archive_results[-1].envelope, "LOOP_LIMIT")
-
-
-# ---- model text is text --------------------------------------------------------------------
-
-
-MARKUP = '<img src=x onerror="window.__pwned=1"><script>window.__pwned=2</script><b>bold</b>'
-PWNED = "() => window.__pwned"
-
-
-def assert_only_model_requests(timeline: Timeline, since: Mark) -> None:
-    """The browser asked for nothing but the model (no image or script the markup named):
-    the model transport is the tutorial's model endpoint or the driver's assistant
-    endpoint (a framework's chat route), whichever the page talks to."""
-    assert [r.path for r in timeline.browser_requests(since)
-            if not timeline.is_model_transport(r.path)] == []
-
-
-def assert_nothing_ran(page: Page, dock: Dock) -> None:
-    """No element came from model markup and no handler of it ran."""
-    for tag in ("img", "script", "b"):
-        expect(dock.root.locator(tag)).to_have_count(0)
-    assert page.evaluate(PWNED) is None
-
-
-@pytest.mark.guarantee("model-text-is-text")
-@pytest.mark.guarantee("hostile-model-output")
-def test_assistant_markup_is_shown_as_literal_text_and_runs_nothing(
-    tutorial_page: Page, dock: Dock, timeline: Timeline, model: ModelHandle, say: Say,
-) -> None:
-    model.script({"role": "assistant", "content": MARKUP})
-    before = timeline.mark()
-
-    dock.ask(say("status"))
-
-    expect(dock.messages("assistant")).to_have_text([MARKUP])
-    assert dock.messages("assistant").text_content() == MARKUP
-    assert_nothing_ran(tutorial_page, dock)
-    assert_only_model_requests(timeline, before)
-
-
-@pytest.mark.guarantee("model-text-is-text")
-@pytest.mark.guarantee("hostile-model-output")
-def test_markup_in_tool_names_and_arguments_is_shown_as_literal_text(
-    tutorial_page: Page, dock: Dock, timeline: Timeline, model: ModelHandle, say: Say,
-) -> None:
-    # No double quotes: the card shows arguments as JSON, which would escape them.
-    name_markup = "<img src=x onerror=window.__pwned=3>"
-    argument_markup = "<img src=x onerror=window.__pwned=4>"
-    model.script(calling(tool_call("call_name", name_markup),
-                         tool_call("call_args", SAVE, json.dumps({"name": argument_markup}))))
-    before = timeline.mark()
-
-    dock.ask(say("save"))
-
-    unknown = notices(dock, "UNKNOWN_ACTION")
-    expect(unknown).to_have_count(1)
-    expect(unknown).to_contain_text(name_markup)  # named as the model wrote it, as text
-    expect(dock.approval_args).to_contain_text(argument_markup)
-    assert_nothing_ran(tutorial_page, dock)
-    dock.deny()
-    assert_nothing_ran(tutorial_page, dock)
-    guarantees.no_business_request(timeline, since=before)
-    guarantees.state_unchanged(timeline, since=before)
-    assert_only_model_requests(timeline, before)
 
 
 # ==== nothing writes into a handoff target ========================================================

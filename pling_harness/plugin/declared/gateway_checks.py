@@ -1,0 +1,115 @@
+"""Generated checks of a failing model seen from the page (table-level, once per locale): each
+fault of the provider (unavailable, too slow, a reply it cannot use) and the page's own model
+request failing (the network, a code the dock has no words for) is one error in the user's
+language saying what went wrong, asked once, nothing run or changed, the user's words kept,
+and the next request answered. Through the dock driver, so another framework's page gets them;
+the real upstream's faults behind the gateway are test_gateway_faults.py's (r-15)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from playwright.sync_api import Route, expect
+
+from pling_harness.evidence import guarantees
+from pling_harness.evidence.guarantees import GuaranteeViolation
+from pling_harness.plugin.declared.context import DeclaredRun
+from pling_harness.project.dock_driver import NotObservable
+from pling_harness.server.model.provider import (
+    ProviderBadReply,
+    ProviderError,
+    ProviderTimeout,
+    ProviderUnavailable,
+)
+
+NAME = "gateway-faults"
+PROVIDER_FAULTS: tuple[ProviderError, ...] = (ProviderUnavailable(), ProviderTimeout(),
+                                              ProviderBadReply())
+UNKNOWN_CODE = "MAINTENANCE"
+# A copy `{placeholder}` the page left in its text.
+UNFILLED_PLACEHOLDER = re.compile(r"\{\w+\}")
+PLAIN_REPLY = {"role": "assistant", "content": "Done."}
+
+
+def _error_says(run: DeclaredRun, code: str, count: int) -> str:
+    """The `count`th error shown is the only one carrying `code`; its text."""
+    expect(run.dock.messages("error")).to_have_count(count)
+    expect(run.dock.messages("error", code=code)).to_have_count(1)
+    return run.dock.messages("error").last.inner_text()
+
+
+def _conversation_goes_on(run: DeclaredRun, errors: int) -> None:
+    run.model.script(PLAIN_REPLY)
+    run.dock.ask(run.say(run.row.asked_with))
+    expect(run.dock.messages("assistant")).to_have_count(1)
+    expect(run.dock.messages("error")).to_have_count(errors)
+
+
+def provider_faults(run: DeclaredRun) -> None:
+    """Each provider fault: its code's error saying what went wrong, the server's refusal with
+    that code, asked once, no card, no handoff, nothing changed; then the next request works."""
+    run.open()
+    asked = run.say(run.row.asked_with)
+    for n, fault in enumerate(PROVIDER_FAULTS, start=1):
+        run.model.script(fault)
+        before = run.timeline.mark()
+        run.dock.ask(asked)
+        text = _error_says(run, fault.code, n)
+        problems = run.words.meaning_problems(text, fault.code)
+        if problems:
+            raise GuaranteeViolation(NAME, f"the {fault.code} error {text!r}: "
+                                     f"{'; '.join(problems)}", run.timeline)
+        refused = [(r.status, r.error_code)
+                   for r in run.timeline.server_records(before, kind="model.error")]
+        if refused != [(fault.status, fault.code)]:
+            raise GuaranteeViolation(NAME, f"the server should refuse the request "
+                                     f"{fault.status} {fault.code}; it answered {refused}",
+                                     run.timeline)
+        if len(run.timeline.page_model_requests(before)) != 1:
+            raise GuaranteeViolation(NAME, "the page resent a failed request", run.timeline)
+        for part in ("approval", "handoff"):
+            if run.timeline.shown(part, before):
+                raise GuaranteeViolation(NAME, f"a {part} was shown after a {fault.code}",
+                                         run.timeline)
+        guarantees.no_business_request(run.timeline, since=before, guarantee=NAME)
+        guarantees.state_unchanged(run.timeline, since=before, guarantee=NAME)
+        expect(run.dock.messages("user")).to_have_text([asked] * n)  # the user's words stay
+    _conversation_goes_on(run, len(PROVIDER_FAULTS))
+
+
+def model_request_fails(run: DeclaredRun) -> None:
+    """The page's own model request failing before any gateway answers (the network), or
+    answered with a code the dock has no words for: an error saying so, never retried."""
+    spec = run.dock.spec
+    if spec.assistant_endpoints:
+        raise NotObservable(spec.name, "assistant_endpoints", "the page talks to its "
+                            "framework's chat route, whose transport errors are the "
+                            "framework's, not the page contract's model endpoint")
+    page = run.open()
+    path = f"**{run.served.tutorial.api.model}"
+    failures: dict[str, Callable[[Route], None]] = {
+        "NETWORK": lambda route: route.abort("connectionrefused"),
+        UNKNOWN_CODE: lambda route: route.fulfill(status=503, json={
+            "ok": False, "code": UNKNOWN_CODE, "message": "down for maintenance"}),
+    }
+    for n, (code, failure) in enumerate(failures.items(), start=1):
+        page.route(path, failure)
+        before = run.timeline.mark()
+        run.dock.ask(run.say(run.row.asked_with))
+        text = _error_says(run, code, n)
+        if code == "NETWORK":
+            problems = run.words.meaning_problems(text, code)
+        else:
+            # No words of its own for this code: the message's code carries it; the text
+            # says the assistant could not answer, every placeholder filled.
+            expect(run.dock.messages("error").last).not_to_have_text(UNFILLED_PLACEHOLDER)
+            problems = run.words.detail_problems(text, "gateway.unknown-code")
+        if problems:
+            raise GuaranteeViolation(NAME, f"the {code} error {text!r}: {'; '.join(problems)}",
+                                     run.timeline)
+        if len(run.timeline.page_model_requests(before)) != 1:
+            raise GuaranteeViolation(NAME, "the page resent a failed request", run.timeline)
+        guarantees.no_business_request(run.timeline, since=before, guarantee=NAME)
+        page.unroute(path, failure)
+    _conversation_goes_on(run, len(failures))

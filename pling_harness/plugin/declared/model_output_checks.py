@@ -1,0 +1,267 @@
+"""Generated checks of what the model may send that no action declares (table-level: once per
+locale, staged with the table's own actions, stage.py): the caps of the agent loop, a
+repeated call id, replies with no text or nothing but whitespace, and markup shown as text.
+Each reads the page only through the dock driver, so another framework's page gets them too;
+a part its driver declares absent makes the check n/a with the reason."""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+import pytest
+from playwright.sync_api import expect
+
+from pling_harness.evidence import guarantees
+from pling_harness.evidence.arguments import minimal_arguments, string_arguments
+from pling_harness.evidence.guarantees import GuaranteeViolation
+from pling_harness.evidence.records import Mark
+from pling_harness.plugin.declared.context import DeclaredRun
+from pling_harness.plugin.declared.stage import (
+    asking_action,
+    asking_call,
+    described,
+    harmless_call,
+)
+from pling_harness.plugin.report import not_applicable
+from pling_harness.server.model.conversation import ToolResultSeen
+from pling_harness.server.model.handle import calling, tool_call
+
+# The caps the page contract fixes ("What the agent loop must do"), exact so a check reaches them.
+MAX_MODEL_CALLS_PER_TURN = 8
+MAX_TOOL_CALLS_PER_REPLY = 10
+CALLS_IN_ONE_REPLY = 50
+HOSTILE = "hostile-model-output"
+LOOP_LIMIT = "loop-limit"
+# Replies with neither text nor a tool call: each is MODEL_BAD_REPLY.
+UNUSABLE_REPLIES: tuple[dict[str, Any], ...] = (
+    {"role": "assistant", "content": None},
+    {"role": "assistant", "content": ""},
+    {"role": "assistant", "content": None, "tool_calls": []},
+    {"role": "user", "content": "…"},
+)
+PLAIN_REPLY = {"role": "assistant", "content": "Done."}
+NOT_BLANK = re.compile(r"\S")
+
+
+def _results(run: DeclaredRun, since: Mark, wanted: int, guarantee: str) -> list[ToolResultSeen]:
+    """The `wanted` tool results the model received since `since`, or a violation saying what
+    it received instead (never an unpacking error)."""
+    received = run.timeline.tool_results(since)
+    if len(received) != wanted:
+        raise GuaranteeViolation(guarantee, f"the model should receive {wanted} tool results; "
+                                 f"it received {len(received)}: "
+                                 f"{[(r.call_id, r.code) for r in received]}", run.timeline)
+    return received
+
+
+def _failure(result: ToolResultSeen, code: str, guarantee: str, run: DeclaredRun) -> None:
+    """SPEC §5's failure envelope `{"ok": false, "code", "message"}`, nothing else."""
+    envelope = result.envelope
+    if not (envelope is not None and set(envelope) == {"ok", "code", "message"}
+            and envelope["ok"] is False and envelope["code"] == code
+            and isinstance(envelope["message"], str) and envelope["message"].strip()):
+        raise GuaranteeViolation(guarantee, f"call {result.call_id} should get a {code} "
+                                 f"failure envelope; the model received {result.content!r}",
+                                 run.timeline)
+
+
+def _notices_mean(run: DeclaredRun, code: str, *, naming: str, count: int) -> None:
+    shown = run.dock.messages("notice", code=code)
+    expect(shown).to_have_count(count)
+    for text in shown.all_inner_texts():
+        problems = run.words.meaning_problems(text, code, naming=naming)
+        assert not problems, f"the {run.locale} {code} notice {text!r}: {'; '.join(problems)}"
+
+
+def _nothing_asked_or_changed(run: DeclaredRun, since: Mark, guarantee: str) -> None:
+    for part in ("approval", "handoff"):
+        if run.timeline.shown(part, since):
+            raise GuaranteeViolation(guarantee, f"a {part} was shown for a refused call",
+                                     run.timeline)
+    guarantees.state_unchanged(run.timeline, since=since, guarantee=guarantee)
+
+
+def fifty_calls_in_one_reply(run: DeclaredRun) -> None:
+    """Fifty calls in one reply: the first ten handled (harmless calls), the forty past the cap
+    (to an action that would ask) each refused LOOP_LIMIT, told to the user, none asked."""
+    run.open()
+    harmless, refused_action = harmless_call(run), asking_action(run)
+    calls = [harmless.call(f"call_{n}") if n <= MAX_TOOL_CALLS_PER_REPLY
+             else asking_call(run, f"call_{n}") for n in range(1, CALLS_IN_ONE_REPLY + 1)]
+    run.model.script(calling(*calls), PLAIN_REPLY)
+    before = run.timeline.mark()
+    run.dock.ask(run.say(run.row.asked_with))
+
+    received = _results(run, before, CALLS_IN_ONE_REPLY, LOOP_LIMIT)
+    within = [r.code for r in received[:MAX_TOOL_CALLS_PER_REPLY]]
+    if within != [harmless.code] * MAX_TOOL_CALLS_PER_REPLY:
+        raise GuaranteeViolation(LOOP_LIMIT, f"the calls within the cap should each get "
+                                 f"{harmless.code}; they got {within}", run.timeline)
+    for result in received[MAX_TOOL_CALLS_PER_REPLY:]:
+        _failure(result, "LOOP_LIMIT", LOOP_LIMIT, run)
+    _notices_mean(run, "LOOP_LIMIT", naming=described(run, refused_action),
+                  count=CALLS_IN_ONE_REPLY - MAX_TOOL_CALLS_PER_REPLY)
+    _nothing_asked_or_changed(run, before, LOOP_LIMIT)
+
+
+def model_calls_per_turn_capped(run: DeclaredRun) -> None:
+    """A model that calls again after every result: the turn's 8th model reply's call is
+    refused LOOP_LIMIT, no 9th request is made, and the refusal reaches the model with the
+    user's next message."""
+    run.open()
+    harmless = harmless_call(run)
+    # One more reply than the turn may use: a runtime without the cap would ask a 9th time.
+    run.model.script(*(calling(harmless.call(f"call_again_{n}"))
+                       for n in range(1, MAX_MODEL_CALLS_PER_TURN + 2)))
+    before = run.timeline.mark()
+    run.dock.ask(run.say(run.row.asked_with))
+
+    expect(run.dock.messages("notice", code="LOOP_LIMIT")).to_have_count(1)
+    asked = len(run.timeline.server_records(before, kind="model.request"))
+    if asked != MAX_MODEL_CALLS_PER_TURN:
+        raise GuaranteeViolation(LOOP_LIMIT, f"one turn should ask the model at most "
+                                 f"{MAX_MODEL_CALLS_PER_TURN} times; it asked {asked}",
+                                 run.timeline)
+    _nothing_asked_or_changed(run, before, LOOP_LIMIT)
+
+    run.model.reset_overrides()  # the spare reply goes; the next message gets plain text
+    run.model.script(PLAIN_REPLY)
+    run.dock.ask(run.say(run.row.asked_with))
+    received = _results(run, before, MAX_MODEL_CALLS_PER_TURN, LOOP_LIMIT)
+    codes = [r.code for r in received]
+    if codes != [harmless.code] * (MAX_MODEL_CALLS_PER_TURN - 1) + ["LOOP_LIMIT"]:
+        raise GuaranteeViolation(LOOP_LIMIT, f"seven calls handled, then the 8th reply's "
+                                 f"refused LOOP_LIMIT; the model received {codes}", run.timeline)
+    _failure(received[-1], "LOOP_LIMIT", LOOP_LIMIT, run)
+    if received[-1].call_id != f"call_again_{MAX_MODEL_CALLS_PER_TURN}":
+        raise GuaranteeViolation(LOOP_LIMIT, f"the refusal should answer the 8th reply's call; "
+                                 f"it answered {received[-1].call_id}", run.timeline)
+
+
+def repeated_call_id_refused(run: DeclaredRun) -> None:
+    """A second call under the first one's id in the same reply is refused INVALID_PARAMS,
+    naming the id, and not run (it would ask); the first call is handled."""
+    # n/a where the framework merges two calls under one id before the page sees them.
+    run.dock.spec.require(run.dock.spec.repeated_call_id_refused, "repeated_call_id_refused")
+    run.open()
+    harmless, second_action = harmless_call(run), asking_action(run)
+    run.model.script(calling(harmless.call("call_dup"), asking_call(run, "call_dup")),
+                     PLAIN_REPLY)
+    before = run.timeline.mark()
+    run.dock.ask(run.say(run.row.asked_with))
+
+    first, second = _results(run, before, 2, HOSTILE)
+    if (first.call_id, first.code) != ("call_dup", harmless.code):
+        raise GuaranteeViolation(HOSTILE, f"the first call should get {harmless.code}; "
+                                 f"it got {first.describe()}", run.timeline)
+    _failure(second, "INVALID_PARAMS", HOSTILE, run)
+    assert second.envelope is not None
+    if "call_dup" not in str(second.envelope["message"]):
+        raise GuaranteeViolation("invalid-params-names-the-argument", f"the model was told "
+                                 f"{second.envelope}, not which id repeated", run.timeline)
+    _notices_mean(run, "INVALID_PARAMS", naming=described(run, second_action), count=1)
+    expect(run.dock.messages("notice", code="INVALID_PARAMS")).to_contain_text("call_dup")
+    _nothing_asked_or_changed(run, before, HOSTILE)
+
+
+def reply_without_text_or_calls(run: DeclaredRun) -> None:
+    """Each reply with neither text nor a tool call is a MODEL_BAD_REPLY error saying so, not
+    resent, nothing run; the conversation then goes on."""
+    run.open()
+    for n, reply in enumerate(UNUSABLE_REPLIES, start=1):
+        run.model.script(reply)
+        before = run.timeline.mark()
+        run.dock.ask(run.say(run.row.asked_with))
+        errors = run.dock.messages("error", code="MODEL_BAD_REPLY")
+        expect(errors).to_have_count(n)
+        text = errors.last.inner_text()
+        problems = run.words.meaning_problems(text, "MODEL_BAD_REPLY")
+        assert not problems, f"the MODEL_BAD_REPLY error {text!r}: {'; '.join(problems)}"
+        refused = [(r.status, r.error_code)
+                   for r in run.timeline.server_records(before, kind="model.error")]
+        if refused != [(502, "MODEL_BAD_REPLY")]:
+            raise GuaranteeViolation(HOSTILE, f"the reply {reply} should be refused 502 "
+                                     f"MODEL_BAD_REPLY; the server answered {refused}",
+                                     run.timeline)
+        if len(run.timeline.page_model_requests(before)) != 1:
+            raise GuaranteeViolation(HOSTILE, "the page resent a failed request", run.timeline)
+        _nothing_asked_or_changed(run, before, HOSTILE)
+        guarantees.no_business_request(run.timeline, since=before, guarantee=HOSTILE)
+
+    run.model.script(PLAIN_REPLY)
+    run.dock.ask(run.say(run.row.asked_with))
+    expect(run.dock.messages("assistant")).to_have_count(1)
+    expect(run.dock.messages("error")).to_have_count(len(UNUSABLE_REPLIES))
+
+
+def whitespace_text_adds_no_message(run: DeclaredRun) -> None:
+    """A reply whose text is only whitespace (beside a call) adds no blank message."""
+    run.open()
+    harmless = harmless_call(run)
+    run.model.script({"role": "assistant", "content": " \n ",
+                      "tool_calls": [harmless.call("call_blank")]}, PLAIN_REPLY)
+    run.dock.ask(run.say(run.row.asked_with))
+
+    # (A framework may show the call itself as a message with text of its own.)
+    replies = run.dock.messages("assistant")
+    expect(replies.last).to_have_text(str(PLAIN_REPLY["content"]))
+    shown = replies.all_inner_texts()
+    if not all(text.strip() for text in shown):
+        raise GuaranteeViolation(HOSTILE, f"a blank assistant message is shown: {shown}",
+                                 run.timeline)
+
+
+def assistant_text_with_markup(run: DeclaredRun) -> None:
+    """Markup in the model's text and in a tool name is shown as text: no
+    element made of it, no handler run, nothing fetched."""
+    page = run.open()
+    markup = '<img src=x onerror="window.__pwned=1"><script>window.__pwned=2</script><b>b</b>'
+    name_markup = "<img src=x onerror=window.__pwned=3>"
+    run.model.script({"role": "assistant", "content": markup},
+                     calling(tool_call("call_name", name_markup)), PLAIN_REPLY)
+    before = run.timeline.mark()
+    run.dock.ask(run.say(run.row.asked_with))
+    expect(run.dock.messages("assistant")).to_have_text([markup])
+    assert run.dock.messages("assistant").text_content() == markup
+    run.dock.ask(run.say(run.row.asked_with))
+    unknown = run.dock.messages("notice", code="UNKNOWN_ACTION")
+    expect(unknown).to_have_count(1)
+    expect(unknown).to_contain_text(name_markup)  # named as the model wrote it, as text
+
+    for tag in ("img", "script", "b"):
+        expect(run.dock.root.locator(tag)).to_have_count(0)
+    assert page.evaluate("() => window.__pwned") is None, "a handler of the model's markup ran"
+    fetched = [r.path for r in run.timeline.browser_requests(before)
+               if not run.timeline.is_model_transport(r.path)]
+    if fetched:
+        raise GuaranteeViolation("model-text-is-text", f"the page fetched {fetched} for the "
+                                 "model's markup", run.timeline)
+    guarantees.no_business_request(run.timeline, since=before, guarantee="model-text-is-text")
+
+
+def markup_in_arguments_shown_as_text(run: DeclaredRun) -> None:
+    """Markup in a string argument of an action that asks is shown on its card as text: no
+    element made of it, no handler run; denied, nothing changes."""
+    page = run.open()
+    offered = run.projection()
+    staged = [(action, name) for action, row in run.table.actions.items() if row.asks
+              for name in string_arguments(dict(offered[action].parameters or {}))]
+    if not staged:
+        pytest.skip(not_applicable("table", "no action that asks takes a string argument"))
+    action, name = staged[0]
+    # No double quotes: the card shows arguments as JSON, which would escape them.
+    markup = "<img src=x onerror=window.__pwned=4>"
+    arguments = {**minimal_arguments(dict(offered[action].parameters or {})), name: markup}
+    run.model.script(calling(tool_call("call_args", action, json.dumps(arguments))), PLAIN_REPLY)
+    before = run.timeline.mark()
+    run.dock.ask(run.say(run.row.asked_with))
+
+    expect(run.dock.approval_args).to_contain_text(markup)
+    expect(run.dock.approval.locator("img")).to_have_count(0)
+    run.dock.deny()
+    expect(run.dock.root.locator("img")).to_have_count(0)
+    assert page.evaluate("() => window.__pwned") is None, "a handler of the model's markup ran"
+    guarantees.no_business_request(run.timeline, since=before, guarantee="model-text-is-text")
+    guarantees.state_unchanged(run.timeline, since=before, guarantee="model-text-is-text")
