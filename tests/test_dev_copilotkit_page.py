@@ -185,7 +185,9 @@ def test_copilotkit_page_keeps_the_acceptance_walk(served: Served, browser: Brow
     asked_before = len(served.received())
     page: Page = browser.new_page()
     try:
-        page.goto(f"{served.url}/?lang={locale}")
+        # Vite's dev server transforms the page's modules on their first request: on a busy
+        # machine the first load alone has taken over 30 s (Playwright's default).
+        page.goto(f"{served.url}/?lang={locale}", timeout=WAIT_MS)
         expect(page.locator("html")).to_have_attribute("data-pling-ready", "true",
                                                        timeout=WAIT_MS)
         expect(page.locator("html")).to_have_attribute("lang", "zh-CN" if locale == "zh" else "en")
