@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from pling_harness.evidence.arguments import invalid_calls, valid_arguments
 from pling_harness.plugin.declared.collect import CHECKS
 from pling_harness.plugin.declared.examples import EXAMPLE_OPTION, run_examples
-from pling_harness.plugin.declared.matrix import declared_checks
+from pling_harness.plugin.declared.matrix import TABLE_CHECKS, declared_checks
 from pling_harness.project.action_table import (
     ActionTable,
     TableError,
@@ -139,9 +139,12 @@ def test_r15_matrix_ids_are_stable_and_each_names_a_check() -> None:
             } <= set(ids)
     assert "get_workspace-refuses-foreign-requests" not in ids
     # What every tutorial's server promises whatever its actions, once per locale, last.
-    assert ids[-5:] == ["table-projection-complete", "table-endpoints-refuse-foreign-requests",
-                        "table-dev-server-refuses-other-sites", "table-new-document-starts-clean",
-                        "table-nothing-reaches-the-next-test"]
+    # The table's own checks come last, once each, in TABLE_CHECKS's order.
+    assert ids[-len(TABLE_CHECKS):] == [f"table-{check}" for check, _ in TABLE_CHECKS]
+    assert {"table-projection-complete", "table-endpoints-refuse-foreign-requests",
+            "table-dev-server-refuses-other-sites", "table-new-document-starts-clean",
+            "table-nothing-reaches-the-next-test", "table-provider-faults",
+            "table-repeated-call-id-refused"} <= set(ids[-len(TABLE_CHECKS):])
 
 
 def test_a_one_step_handoff_has_no_step_to_advance(tmp_path: Path) -> None:

@@ -14,7 +14,8 @@ from pling_harness.cli.main import main
 
 # Real r-15 checks that, between them, meet every state below in each locale.
 SELECTION = " or ".join([
-    "every_dock_state",  # both cards, denial, handoff steps, wrong code, cancel, rejected, gateway
+    "page-speaks-its-locale",  # both cards, denial, handoff steps, cancel, rejected, gateway
+    "typed_wrong_code",  # the page refusing a wrong code
     "publish_changes-handoff-timeout or custom_timeout_counts_down",  # the last minute, the timeout
     "acceptance_walk",  # published
 ])
