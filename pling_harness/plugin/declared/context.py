@@ -58,21 +58,26 @@ class DeclaredRun:
     def state(self) -> BusinessState:
         return self.served.state.snapshot()
 
-    def expect_shown(self, view: Mapping[str, str], *, guarantee: str) -> None:
-        """The page's business view shows `view` (view name → value)."""
+    def expect_shown(self, view: Mapping[str, str | None], *, guarantee: str,
+                     after: str | None = None) -> None:
+        """The page's business view shows `view` (view name → value; None: not shown at
+        all), `after` what (the action, unless said) happened."""
         assert self.page is not None
         for name, value in view.items():
             shown = self.served.tutorial.page.business_view[name]
             element = self.page.get_by_test_id(shown.testid)
             try:
-                if shown.attribute is None:
+                if value is None:
+                    expect(element).to_have_count(0, timeout=SHOWN_TIMEOUT_MS)
+                elif shown.attribute is None:
                     expect(element).to_have_text(value, timeout=SHOWN_TIMEOUT_MS)
                 else:
                     expect(element).to_have_attribute(shown.attribute, value,
                                                       timeout=SHOWN_TIMEOUT_MS)
             except AssertionError as error:
-                raise GuaranteeViolation(guarantee, f"after {self.action} the page should show "
-                                         f"{name} = {value!r}: {str(error).splitlines()[0]}",
+                raise GuaranteeViolation(guarantee, f"after {after or self.action} the page "
+                                         f"should show {name} = {value!r}: "
+                                         f"{str(error).splitlines()[0]}",
                                          self.timeline) from None
 
     # ---- the model -----------------------------------------------------------------------

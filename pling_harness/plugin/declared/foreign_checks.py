@@ -18,12 +18,11 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import httpx
-from playwright.sync_api import expect
 
 from pling_harness.browser.pages import reload_page
 from pling_harness.evidence.arguments import minimal_arguments
 from pling_harness.evidence.guarantees import GuaranteeViolation
-from pling_harness.plugin.declared.context import SHOWN_TIMEOUT_MS, DeclaredRun
+from pling_harness.plugin.declared.context import DeclaredRun
 from pling_harness.project.action_table import filled, placeholder
 from pling_harness.project.contract import ApiRequest
 
@@ -180,27 +179,7 @@ def action_refuses_foreign_requests(run: DeclaredRun) -> None:
     # What the page shows, opened again from the server's answers, is what it showed before.
     assert run.page is not None
     reload_page(run.page)
-    _expect_view(run, view)
-
-
-def _expect_view(run: DeclaredRun, view: dict[str, str | None]) -> None:
-    assert run.page is not None
-    page = run.page
-    for name, value in view.items():
-        shown = run.served.tutorial.page.business_view[name]
-        element = page.get_by_test_id(shown.testid)
-        try:
-            if value is None:
-                expect(element).to_have_count(0, timeout=SHOWN_TIMEOUT_MS)
-            elif shown.attribute is None:
-                expect(element).to_have_text(value, timeout=SHOWN_TIMEOUT_MS)
-            else:
-                expect(element).to_have_attribute(shown.attribute, value,
-                                                  timeout=SHOWN_TIMEOUT_MS)
-        except AssertionError as error:
-            raise GuaranteeViolation(GUARANTEE, f"after foreign requests for {run.action} the "
-                                     f"page should still show {name} = {value!r}: "
-                                     f"{str(error).splitlines()[0]}", run.timeline) from None
+    run.expect_shown(view, guarantee=GUARANTEE, after=f"foreign requests for {run.action}")
 
 
 def _undeclared_writes(run: DeclaredRun) -> list[ApiRequest]:
