@@ -99,7 +99,12 @@ class Walk:
         self.shown_notice(move(self.of(action)), action)
 
     def shown_notice(self, code: str, action: str) -> None:
-        expect(self.run.dock.messages("notice", code=code).last).to_be_attached()
+        try:
+            expect(self.run.dock.messages("notice", code=code).last).to_be_attached()
+        except AssertionError:
+            raise GuaranteeViolation(NAME, f"the walk's move for {action} should bring up a "
+                                     f"{code} notice; the dock shows none", self.run.timeline
+                                     ) from None
         self.collect(f"{code} notice ({action})")
 
 

@@ -69,10 +69,21 @@ def _failure(result: ToolResultSeen, code: str, guarantee: str, run: DeclaredRun
 
 def _notices_mean(run: DeclaredRun, code: str, *, naming: str, count: int) -> None:
     shown = run.dock.messages("notice", code=code)
-    expect(shown).to_have_count(count)
+    _expect_notices(run, code, count, LOOP_LIMIT if code == "LOOP_LIMIT" else HOSTILE)
     for text in shown.all_inner_texts():
         problems = run.words.meaning_problems(text, code, naming=naming)
         assert not problems, f"the {run.locale} {code} notice {text!r}: {'; '.join(problems)}"
+
+
+def _expect_notices(run: DeclaredRun, code: str, count: int, guarantee: str) -> None:
+    """The dock shows `count` notices reporting `code` (a violation naming them, not a
+    locator's timeout, when it does not)."""
+    shown = run.dock.messages("notice", code=code)
+    try:
+        expect(shown).to_have_count(count)
+    except AssertionError:
+        raise GuaranteeViolation(guarantee, f"the dock should show {count} notice(s) reporting "
+                                 f"{code}; it shows {shown.count()}", run.timeline) from None
 
 
 def _nothing_asked_or_changed(run: DeclaredRun, since: Mark, guarantee: str) -> None:
@@ -118,7 +129,7 @@ def model_calls_per_turn_capped(run: DeclaredRun) -> None:
     before = run.timeline.mark()
     run.dock.ask(run.say(run.row.asked_with))
 
-    expect(run.dock.messages("notice", code="LOOP_LIMIT")).to_have_count(1)
+    _expect_notices(run, "LOOP_LIMIT", 1, LOOP_LIMIT)
     asked = len(run.timeline.server_records(before, kind="model.request"))
     if asked != MAX_MODEL_CALLS_PER_TURN:
         raise GuaranteeViolation(LOOP_LIMIT, f"one turn should ask the model at most "
