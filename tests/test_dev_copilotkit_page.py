@@ -13,9 +13,10 @@ import re
 import signal
 import subprocess
 import sys
+import time
 import urllib.error
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -72,6 +73,21 @@ class Served:
         """Every request the runtime sent the model so far (a model this test hosts)."""
         assert self.model is not None, "the model is the dev server's own; nothing to read"
         return self.model.requests
+
+
+def tool_results(served: Served, since: int) -> list[dict[str, Any]]:
+    """The tool results the model received after its first `since` requests, in order."""
+    return [json.loads(message.content) for sent in served.received()[since:]
+            for message in sent.messages[-1:] if isinstance(message, ToolMessage)]
+
+
+def wait_until(condition: Callable[[], bool], what: str) -> None:
+    """Wait for `condition`, checked every 50 ms, at most WAIT_MS."""
+    deadline = time.monotonic() + WAIT_MS / 1000
+    while not condition():
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"{what}: not within {WAIT_MS / 1000:.0f} s")
+        time.sleep(0.05)
 
 
 def first_line(process: subprocess.Popen[str], pattern: re.Pattern[str]) -> re.Match[str]:
@@ -229,11 +245,13 @@ def test_copilotkit_page_keeps_the_acceptance_walk(served: Served, browser: Brow
                                                                           timeout=WAIT_MS)
         expect(page.locator("[data-handoff-highlighted]")).to_have_count(0)
         assert workspace(served)["published"] is True
+        # The page shows the outcome, then its runtime sends the receipt to the model.
+        wait_until(lambda: len(tool_results(served, asked_before)) >= 3,
+                   "the publish receipt reaching the model")
     finally:
         page.close()
 
-    results = [json.loads(message.content) for sent in served.received()[asked_before:]
-               for message in sent.messages[-1:] if isinstance(message, ToolMessage)]
+    results = tool_results(served, asked_before)
     assert [(r["ok"], r.get("code")) for r in results] == [
         (True, None), (False, "PERMISSION_DENIED"), (True, None)]
     assert results[2]["receipt"] == {"action": "publish_changes", "published": True}
