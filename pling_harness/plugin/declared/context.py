@@ -13,6 +13,7 @@ from playwright.sync_api import Page, expect
 
 from pling_harness.browser.clicks import user_click
 from pling_harness.browser.dock import Dock
+from pling_harness.evidence import guarantees
 from pling_harness.evidence.guarantees import GuaranteeViolation
 from pling_harness.evidence.records import Mark
 from pling_harness.evidence.timeline import Timeline
@@ -57,6 +58,15 @@ class DeclaredRun:
 
     def state(self) -> BusinessState:
         return self.served.state.snapshot()
+
+    def expect_nothing_asked(self, since: Mark, *, guarantee: str, after: str) -> None:
+        """No card and no handoff shown since `since` (`after` says what came before them in
+        the violation), and the business state unchanged."""
+        for part in ("approval", "handoff"):
+            if self.timeline.shown(part, since):
+                raise GuaranteeViolation(guarantee, f"a {part} was shown {after}",
+                                         self.timeline)
+        guarantees.state_unchanged(self.timeline, since=since, guarantee=guarantee)
 
     def expect_shown(self, view: Mapping[str, str | None], *, guarantee: str,
                      after: str | None = None) -> None:

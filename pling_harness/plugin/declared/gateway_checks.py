@@ -68,12 +68,8 @@ def provider_faults(run: DeclaredRun) -> None:
                                      run.timeline)
         if len(run.timeline.page_model_requests(before)) != 1:
             raise GuaranteeViolation(NAME, "the page resent a failed request", run.timeline)
-        for part in ("approval", "handoff"):
-            if run.timeline.shown(part, before):
-                raise GuaranteeViolation(NAME, f"a {part} was shown after a {fault.code}",
-                                         run.timeline)
+        run.expect_nothing_asked(before, guarantee=NAME, after=f"after a {fault.code}")
         guarantees.no_business_request(run.timeline, since=before, guarantee=NAME)
-        guarantees.state_unchanged(run.timeline, since=before, guarantee=NAME)
         expect(run.dock.messages("user")).to_have_text([asked] * n)  # the user's words stay
     _conversation_goes_on(run, len(PROVIDER_FAULTS))
 

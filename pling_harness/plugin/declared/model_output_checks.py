@@ -34,6 +34,8 @@ MAX_TOOL_CALLS_PER_REPLY = 10
 CALLS_IN_ONE_REPLY = 50
 HOSTILE = "hostile-model-output"
 LOOP_LIMIT = "loop-limit"
+# What came before a card or handoff that should never have shown (in a violation).
+REFUSED = "for a refused call"
 # Replies with neither text nor a tool call: each is MODEL_BAD_REPLY.
 UNUSABLE_REPLIES: tuple[dict[str, Any], ...] = (
     {"role": "assistant", "content": None},
@@ -86,14 +88,6 @@ def _expect_notices(run: DeclaredRun, code: str, count: int, guarantee: str) -> 
                                  f"{code}; it shows {shown.count()}", run.timeline) from None
 
 
-def _nothing_asked_or_changed(run: DeclaredRun, since: Mark, guarantee: str) -> None:
-    for part in ("approval", "handoff"):
-        if run.timeline.shown(part, since):
-            raise GuaranteeViolation(guarantee, f"a {part} was shown for a refused call",
-                                     run.timeline)
-    guarantees.state_unchanged(run.timeline, since=since, guarantee=guarantee)
-
-
 def fifty_calls_in_one_reply(run: DeclaredRun) -> None:
     """Fifty calls in one reply: the first ten handled (harmless calls), the forty past the cap
     (to an action that would ask) each refused LOOP_LIMIT, told to the user, none asked."""
@@ -114,7 +108,7 @@ def fifty_calls_in_one_reply(run: DeclaredRun) -> None:
         _failure(result, "LOOP_LIMIT", LOOP_LIMIT, run)
     _notices_mean(run, "LOOP_LIMIT", naming=described(run, refused_action),
                   count=CALLS_IN_ONE_REPLY - MAX_TOOL_CALLS_PER_REPLY)
-    _nothing_asked_or_changed(run, before, LOOP_LIMIT)
+    run.expect_nothing_asked(before, guarantee=LOOP_LIMIT, after=REFUSED)
 
 
 def model_calls_per_turn_capped(run: DeclaredRun) -> None:
@@ -135,7 +129,7 @@ def model_calls_per_turn_capped(run: DeclaredRun) -> None:
         raise GuaranteeViolation(LOOP_LIMIT, f"one turn should ask the model at most "
                                  f"{MAX_MODEL_CALLS_PER_TURN} times; it asked {asked}",
                                  run.timeline)
-    _nothing_asked_or_changed(run, before, LOOP_LIMIT)
+    run.expect_nothing_asked(before, guarantee=LOOP_LIMIT, after=REFUSED)
 
     run.model.reset_overrides()  # the spare reply goes; the next message gets plain text
     run.model.script(PLAIN_REPLY)
@@ -174,7 +168,7 @@ def repeated_call_id_refused(run: DeclaredRun) -> None:
                                  f"{second.envelope}, not which id repeated", run.timeline)
     _notices_mean(run, "INVALID_PARAMS", naming=described(run, second_action), count=1)
     expect(run.dock.messages("notice", code="INVALID_PARAMS")).to_contain_text("call_dup")
-    _nothing_asked_or_changed(run, before, HOSTILE)
+    run.expect_nothing_asked(before, guarantee=HOSTILE, after=REFUSED)
 
 
 def reply_without_text_or_calls(run: DeclaredRun) -> None:
@@ -198,7 +192,7 @@ def reply_without_text_or_calls(run: DeclaredRun) -> None:
                                      run.timeline)
         if len(run.timeline.page_model_requests(before)) != 1:
             raise GuaranteeViolation(HOSTILE, "the page resent a failed request", run.timeline)
-        _nothing_asked_or_changed(run, before, HOSTILE)
+        run.expect_nothing_asked(before, guarantee=HOSTILE, after=REFUSED)
         guarantees.no_business_request(run.timeline, since=before, guarantee=HOSTILE)
 
     run.model.script(PLAIN_REPLY)

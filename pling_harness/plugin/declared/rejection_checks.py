@@ -37,12 +37,8 @@ def _refused(run: DeclaredRun, since: Mark, wanted: dict[str, tuple[str, str]]) 
                                  f"be refused; these got something else: "
                                  f"{ {c: (wanted[c], g) for c, g in wrong.items()} }",
                                  run.timeline)
-    for part in ("approval", "handoff"):
-        if run.timeline.shown(part, since):
-            raise GuaranteeViolation(NAME, f"a {part} was shown for a refused call",
-                                     run.timeline)
+    run.expect_nothing_asked(since, guarantee=NAME, after="for a refused call")
     guarantees.no_business_request(run.timeline, since=since, guarantee=NAME)
-    guarantees.state_unchanged(run.timeline, since=since, guarantee=NAME)
     guarantees.no_writes_into_targets(run.timeline, since=since)
 
 
