@@ -55,6 +55,9 @@ def test_r15_table_holds_to_its_tutorial() -> None:
     ({"asked_with": "status", "policy": "handoff"}, "policy \"handoff\" and a `handoff` block"),
     ({"asked_with": "status", "policy": "none", "effect": {"archived": True}},
      "must say which business request makes it (`calls`)"),
+    ({"asked_with": "status", "policy": "none", "effect": {"archived": True},
+      "calls": {"method": "GET", "path": "/api/workspace/archive"}},
+     "a GET request changes nothing"),
 ])
 def test_an_invalid_row_names_the_file_and_the_field(tmp_path: Path, row: dict[str, Any],
                                                      says: str) -> None:

@@ -123,6 +123,11 @@ class ActionRow(Row):
         if self.handoff is None and self.calls is None and self.effect:
             raise ValueError("an action with an `effect` must say which business request "
                              "makes it (`calls`)")
+        if self.calls is not None and self.calls.method == "GET" and self.effect:
+            # Any other site can make a browser send a GET (an <img>, a link), so no guard
+            # can refuse it: a change of state must be another method.
+            raise ValueError("a GET request changes nothing: give `calls` another method "
+                             "(POST, PUT, PATCH, DELETE) for an action with an `effect`")
         return self
 
     @property
