@@ -99,5 +99,9 @@ def test_r15_testbed_checks_have_stable_ids_each_naming_a_check() -> None:
     assert "testbed-danger-ask-always-never-granted" in ids
     assert "testbed-write-confirm-true-session-grant-for-ask" in ids
     assert "testbed-read-session-grant-for-ask" not in ids  # `none` asks nothing
-    # 12 rows: 12 policy-table, and three more for each of the 7 that ask.
-    assert len(ids) == len(set(ids)) == 12 + 3 * 7
+    # 12 rows: 12 policy-table, a grant check for each of the 7 that ask, approval and denial
+    # on the first row of each asking policy.
+    assert len(ids) == len(set(ids)) == 12 + 7 + 2 * 2
+    assert [i for i in ids if i.endswith("denial-respected")] == [
+        "testbed-danger-confirm-always-denial-respected",
+        "testbed-read-confirm-true-denial-respected"]

@@ -27,19 +27,25 @@ TESTBED_PREFIX = "testbed-"
 
 
 def checks_of_testbed_rows(table: TestbedTable) -> list[DeclaredCheck]:
-    """Every check a testbed row implies: the card (or none) of its policy, and for a row
-    that asks, approval before its run, denial respected, and the session grant of `ask` or
-    its absence under `ask-always`."""
+    """Every check a testbed row implies: the card (or none) of its policy, for a row that
+    asks the session grant of `ask` or its absence under `ask-always` (both how the policy
+    was resolved), and on the first row of each asking policy approval before its run and
+    denial respected: what follows a card is the executor's, the same whichever row's
+    declaration resolved to that policy, so once per policy is enough."""
     found: list[DeclaredCheck] = []
+    decided: set[str] = set()  # asking policies whose approval and denial are checked
     for name, row in table.rows.items():
         checks: list[tuple[str, tuple[str, ...]]] = [("policy-table", ("policy-table",))]
-        if row.policy != "none":
+        if row.policy != "none" and row.policy not in decided:
+            decided.add(row.policy)
             checks += [
                 ("approval-before-side-effects", ("approval-before-side-effects",)),
                 ("denial-respected", ("denial-respected", "no-silent-retry")),
-                ("session-grant-for-ask", ("session-grant-for-ask",)) if row.policy == "ask"
-                else ("ask-always-never-granted", ("ask-always-never-granted",)),
             ]
+        if row.policy != "none":
+            checks.append(("session-grant-for-ask", ("session-grant-for-ask",))
+                          if row.policy == "ask"
+                          else ("ask-always-never-granted", ("ask-always-never-granted",)))
         found += [DeclaredCheck(f"{TESTBED_PREFIX}{name}", check, guarantees)
                   for check, guarantees in checks]
     return found
