@@ -37,7 +37,7 @@ def test_check_one_guarantee_passes_prints_summary_and_writes_junit(
     junit = tmp_path / "junit.xml"
 
     code = main(["check", "r-15", "--locale", "en", "--pling-guarantee", "policy-table",
-                 "-k", "test_row_without_a_gate_runs_every_call_without_a_card and read",
+                 "-k", "testbed-read-policy-table",
                  f"--junitxml={junit}", "-q", "-p", "no:cacheprovider"])
 
     out = capfd.readouterr().out

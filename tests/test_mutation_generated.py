@@ -40,11 +40,13 @@ from pling_harness.mutation.stryker.run import (
     stryker_config,
 )
 from pling_harness.plugin.declared.matrix import declared_checks
+from pling_harness.plugin.declared.testbed_run import checks_of_testbed_rows
 from pling_harness.project.action_table import (
     ACTION_TABLE_FILE_NAME,
     action_table_path,
     load_action_table,
 )
+from pling_harness.project.testbed_table import load_testbed_table, path_of_testbed_table
 
 # The harness's own checkout: the project these tests check.
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
@@ -218,8 +220,9 @@ def test_plan_of_r15_is_valid_and_every_group_resolves_today() -> None:
 def test_plan_of_r15_names_only_check_functions_that_exist() -> None:
     plan = load_plan(plan_path("r-15-confirmation-and-human-handoff", PROJECT_ROOT))
     checks = PROJECT_ROOT / "tutorials" / plan.tutorial / "checks"
-    generated = {check.id for check in declared_checks(
-        load_action_table(action_table_path(checks.parent)))}
+    generated = {check.id for check in [
+        *declared_checks(load_action_table(action_table_path(checks.parent))),
+        *checks_of_testbed_rows(load_testbed_table(path_of_testbed_table(checks.parent)))]}
     missing = []
     for group in plan.groups:
         for pattern in group.checks:

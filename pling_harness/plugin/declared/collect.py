@@ -10,6 +10,7 @@ from __future__ import annotations
 import types
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -32,6 +33,7 @@ from pling_harness.plugin.declared import (
 from pling_harness.plugin.declared.context import DeclaredRun
 from pling_harness.plugin.declared.examples import add_options
 from pling_harness.plugin.declared.matrix import DECLARED_CASES, DeclaredCheck, declared_checks
+from pling_harness.plugin.declared.testbed_run import checks_of_testbed_rows, run_of_testbed_row
 from pling_harness.plugin.external import ServedTutorial
 from pling_harness.plugin.factories import OpenTutorialPage
 from pling_harness.plugin.options import pling_root
@@ -43,6 +45,11 @@ from pling_harness.project.action_table import (
     load_action_table,
 )
 from pling_harness.project.paths import TUTORIALS_DIR_NAME
+from pling_harness.project.testbed_table import (
+    TestbedTable,
+    load_testbed_table,
+    path_of_testbed_table,
+)
 from pling_harness.project.texts import Say, Words
 from pling_harness.project.tutorials import TUTORIAL_FILE_NAME, TutorialError
 from pling_harness.server.model.handle import ModelHandle
@@ -117,31 +124,46 @@ class ActionTableFile(pytest.Module):
             table.check_against(path=self.path, user_requests=list(tutorial.user_requests),
                                 initial_state=tutorial.api.initial_state,
                                 business_view=list(tutorial.page.business_view))
+            testbed = _testbed_table(self.path.parent, list(tutorial.user_requests))
         except (TableError, TutorialError, pytest.UsageError) as error:
             raise self.CollectError(str(error)) from None
         module = types.ModuleType(f"pling_declared_{tutorial.id.replace('-', '_')}")
         module.__file__ = str(self.path)
         cases = [pytest.param(check, locale, id=f"{check.id}-{locale}",
                               marks=[pytest.mark.guarantee(g) for g in check.guarantees])
-                 for check in declared_checks(table) for locale in run_locales(self.config,
-                                                                                 tutorial)]
-        test = _declared_test(table)
+                 for check in [*declared_checks(table),
+                               *(checks_of_testbed_rows(testbed) if testbed else [])]
+                 for locale in run_locales(self.config, tutorial)]
+        test = _declared_test(table, testbed)
         setattr(test, DECLARED_CASES, cases)
         module.__dict__["test_declared"] = test
         return module
 
 
-def _declared_test(table: ActionTable) -> Callable[..., None]:
+def _testbed_table(directory: Path, user_requests: list[str]) -> TestbedTable | None:
+    """The tutorial's testbed table, if it has one (the runtime's own rules, shown on the
+    testbed page)."""
+    path = path_of_testbed_table(directory)
+    if not path.exists():
+        return None
+    testbed = load_testbed_table(path)
+    testbed.check_against(path=path, user_requests=user_requests)
+    return testbed
+
+
+def _declared_test(table: ActionTable, testbed: TestbedTable | None) -> Callable[..., None]:
     def test_declared(declared: DeclaredCheck, locale: str, open_tutorial_page: OpenTutorialPage,
                       dock: Dock, timeline: Timeline, model: ModelHandle, words: Words,
                       say: Say, tutorial_server: ServedTutorial,
                       request: pytest.FixtureRequest) -> None:
         """A check generated from the tutorial's action table (its id says which)."""
         action = declared.action if declared.action in table.actions else next(iter(table.actions))
-        run = DeclaredRun(action=action, row=table.actions[action], table=table,
-                          open_tutorial_page=open_tutorial_page, dock=dock, timeline=timeline,
-                          model=model, words=words, say=say, locale=locale,
-                          served=tutorial_server)
+        fixtures: dict[str, Any] = dict(open_tutorial_page=open_tutorial_page, dock=dock,
+                                        timeline=timeline, model=model, words=words, say=say,
+                                        locale=locale, served=tutorial_server)
+        run = run_of_testbed_row(declared, testbed, lambda: request.getfixturevalue("testbed"),
+                                 **fixtures) \
+            or DeclaredRun(action=action, row=table.actions[action], table=table, **fixtures)
         if declared.check == "approval-shows-exact-arguments":
             run_checks.approval_shows_exact_arguments(run, request.config, request.node.nodeid)
         elif declared.check == "nothing-reaches-the-next-test":

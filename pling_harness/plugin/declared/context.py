@@ -13,6 +13,7 @@ from playwright.sync_api import Page, expect
 
 from pling_harness.browser.clicks import user_click
 from pling_harness.browser.dock import Dock
+from pling_harness.browser.pages import reload_page
 from pling_harness.evidence import guarantees
 from pling_harness.evidence.guarantees import GuaranteeViolation
 from pling_harness.evidence.records import Mark
@@ -56,6 +57,11 @@ class DeclaredRun:
         self.page = self.open_tutorial_page(state=wanted or None)
         return self.page
 
+    def reload(self) -> None:
+        """Reload the page (a new dock session)."""
+        assert self.page is not None
+        reload_page(self.page)
+
     def state(self) -> BusinessState:
         return self.served.state.snapshot()
 
@@ -92,11 +98,15 @@ class DeclaredRun:
 
     # ---- the model -----------------------------------------------------------------------
 
+    def request_words(self) -> str:
+        """What the user types to ask for the action (its row's `asked_with`)."""
+        return self.say(self.row.asked_with)
+
     def ask(self) -> Mark:
         """The user asks for the action in their words (the row's `asked_with`); the model's
         own rule makes the call. Returns the mark taken before."""
         before = self.timeline.mark()
-        self.dock.ask(self.say(self.row.asked_with))
+        self.dock.ask(self.request_words())
         return before
 
     def call(self, arguments: Mapping[str, Any] | str, *, action: str | None = None) -> Mark:
@@ -113,7 +123,7 @@ class DeclaredRun:
         self.calls_made += 1
         self.model.script(calling(tool_call(self.last_call_id, self.action,
                                             json.dumps(arguments))))
-        self.dock.input.fill(self.say(self.row.asked_with))
+        self.dock.input.fill(self.request_words())
         user_click(self.dock.send_button)
 
     @property
@@ -125,7 +135,7 @@ class DeclaredRun:
         nothing if it has made none), held to the table: a stale table fails naming both."""
         if not self.model.requests:
             self.model.script({"role": "assistant", "content": "…"})
-            self.dock.ask(self.say(self.row.asked_with))
+            self.dock.ask(self.request_words())
         offered = self.model.offered_tools()
         # Tools the framework offers on its own (the driver's `framework_tools`) are no page
         # action, so no row of the table.

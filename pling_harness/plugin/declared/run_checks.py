@@ -12,7 +12,6 @@ from playwright.sync_api import expect
 
 from pling_harness.browser.dock import FORGE_ROUTES
 from pling_harness.browser.held_requests import HeldRequests
-from pling_harness.browser.pages import reload_page
 from pling_harness.evidence import guarantees
 from pling_harness.evidence.arguments import (
     edge_arguments,
@@ -125,7 +124,7 @@ def session_grant_for_ask(run: DeclaredRun) -> None:
     """Allow is for one call; "always allow" for the session, ended by a new conversation and
     by a reload."""
     name = "session-grant-for-ask"
-    page = run.open()
+    run.open()
     run.ask()
     guarantees.always_allow_offered(run.timeline, action=run.action)
     run.dock.approve()
@@ -136,7 +135,7 @@ def session_grant_for_ask(run: DeclaredRun) -> None:
     granted = run.ask()
     _cards(run, granted, name, 0)
     _ran_once(run, granted, run.call_arguments(granted), name)
-    for end_the_session in (run.dock.new_conversation, lambda: reload_page(page)):
+    for end_the_session in (run.dock.new_conversation, run.reload):
         end_the_session()
         ended = run.ask()
         _cards(run, ended, name, 1)
