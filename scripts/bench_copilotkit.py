@@ -38,9 +38,11 @@ def seconds(command: list[str], report: Path) -> dict[str, float]:
     subprocess.run([*command, "--pling-report", str(report), "-q", "-p", "no:randomly"],
                    cwd=PROJECT_ROOT, check=False, capture_output=True)
     tests = SuiteReport.read(report).tests
-    failed = [t.nodeid for t in tests if t.outcome not in ("passed", "n/a")]
+    failed = [f"{t.nodeid}: {(t.message or t.failure or t.outcome)[:400]}"
+              for t in tests if t.outcome not in ("passed", "n/a")]
     if failed:
-        raise SystemExit(f"not comparable: {failed} did not pass")
+        page = "CopilotKit" if "--driver" in command else "ours"
+        raise SystemExit(f"not comparable: on {page}, " + "; ".join(failed))
     return {t.nodeid: t.duration for t in tests if t.outcome == "passed"}
 
 
