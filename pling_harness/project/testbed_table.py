@@ -5,8 +5,9 @@ scope) and the policy SPEC §2 gives it; each row becomes an action row
 (`pling_harness.project.action_table.ActionRow`) whose business request is the testbed's own
 `POST /api/testbed/run/<id>`, so the generated kinds run over it as over the tutorial's actions
 (`pling_harness.plugin.declared.testbed_run`). It is for a runtime's own rules (the policy
-table), which no one tutorial page can show in full; a tutorial's own actions belong in
-`actions.json`.
+table, handoff timeouts of any size, refusals when a page takes an action out of scope or
+makes it unavailable), which no one tutorial page can show in full; a tutorial's own actions
+belong in `actions.json`.
 """
 
 from __future__ import annotations
