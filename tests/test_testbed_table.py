@@ -43,7 +43,8 @@ def resolved_policy(kind: str, confirm: bool | str | None) -> str:
 def test_r15_table_holds_every_kind_and_confirm_of_spec_2_with_its_policy() -> None:
     table = r15_testbed_table()
     table.check_against(path=Path("t.json"), user_requests=list(R15.user_requests))
-    rows = {(row.kind, row.confirm): row.policy for row in table.rows.values()}
+    rows = {(row.kind, row.confirm): row.policy for row in table.rows.values()
+            if row.page is None and row.handoff is None}  # the policy rows
     assert set(rows) == {(kind, confirm) for kind in ("read", "write", "danger")
                          for confirm in (False, True, "always", None)}
     assert rows == {key: resolved_policy(*key) for key in rows}
@@ -52,7 +53,21 @@ def test_r15_table_holds_every_kind_and_confirm_of_spec_2_with_its_policy() -> N
 @pytest.mark.parametrize(("change", "says"), [
     ({"rows": {"read": {"kind": "read", "policy": "none", "colour": "red"}}},
      "field rows.read.colour: Extra inputs are not permitted"),
-    ({"rows": {"read": {"kind": "read", "policy": "handoff"}}}, "field rows.read.policy"),
+    ({"rows": {"read": {"kind": "read", "policy": "hand-off"}}}, "field rows.read.policy"),
+    ({"rows": {"read": {"kind": "danger", "policy": "handoff"}}},
+     "policy \"handoff\" and a `handoff` block go together"),
+    ({"rows": {"read": {"kind": "danger", "policy": "ask-always",
+                        "handoff": {"timeout": 3000}}}}, "go together"),
+    ({"rows": {"read": {"kind": "danger", "policy": "handoff", "handoff": {"timeout": 999}}}},
+     "field rows.read.handoff.timeout"),
+    ({"rows": {"read": {"kind": "read", "policy": "none", "refused": "UNAVAILABLE"}}},
+     "give `page`"),
+    ({"rows": {"read": {"kind": "read", "policy": "none", "page": ["switch-off"]}}},
+     "give it an asking policy, or `refused`"),
+    ({"rows": {"read": {"kind": "read", "policy": "none", "page": ["deactivate-scope"],
+                        "refused": "OUT_OF_SCOPE"}}}, "give the row its `scope`"),
+    ({"rows": {"read": {"kind": "read", "policy": "none", "page": ["hide"],
+                        "refused": "UNAVAILABLE"}}}, "field rows.read.page.0"),
     ({"rows": {"Read_it": {"kind": "read", "policy": "none"}}}, "rows.Read_it"),
 ])
 def test_an_invalid_table_names_the_file_and_the_field(tmp_path: Path, change: dict[str, Any],
@@ -89,6 +104,31 @@ def test_a_row_is_declared_with_its_own_fields_or_the_tables() -> None:
     assert run.calls.describe() == "POST /api/testbed/run/danger_confirm_true"
 
 
+def test_a_handoff_row_is_declared_with_its_timeout_and_checked_for_it_alone() -> None:
+    table = TestbedTable.model_validate({**VALID, "rows": {
+        "handoff-3s": {"kind": "danger", "policy": "handoff", "handoff": {"timeout": 3000}}}})
+    assert table.declaration("handoff-3s")["handoff"] == {"timeout": 3000}
+    assert table.action_row("handoff-3s").policy == "handoff"
+    assert [(c.id, c.guarantees) for c in checks_of_testbed_rows(table)] == [
+        ("testbed-handoff-3s-handoff-timeout", ("handoff-custom-timeout",))]
+
+
+def test_a_row_the_page_moves_is_checked_for_what_the_moves_leave_alone() -> None:
+    table = TestbedTable.model_validate({**VALID, "rows": {
+        "off": {"kind": "danger", "policy": "ask-always", "page": ["switch-off"],
+                "refused": "UNAVAILABLE"},
+        "on-again": {"kind": "write", "confirm": True, "policy": "ask", "scope": "editor",
+                     "page": ["activate-scope", "switch-off", "switch-on"]},
+        "wizard": {"kind": "danger", "policy": "ask-always", "scope": "wizard", "page": [],
+                   "refused": "OUT_OF_SCOPE"}}})
+    assert [c.id for c in checks_of_testbed_rows(table)] == [
+        "testbed-off-refused-before-prompt", "testbed-on-again-asks-and-runs-again",
+        "testbed-wizard-refused-before-prompt"]
+    assert all(c.guarantees == ("rejected-before-prompt",)
+               for c in checks_of_testbed_rows(table))
+    assert table.declaration("wizard")["scope"] == "wizard"  # declared, never activated
+
+
 def test_r15_testbed_checks_have_stable_ids_each_naming_a_check() -> None:
     checks = checks_of_testbed_rows(r15_testbed_table())
     assert all(check.check in CHECKS for check in checks)
@@ -99,9 +139,10 @@ def test_r15_testbed_checks_have_stable_ids_each_naming_a_check() -> None:
     assert "testbed-danger-ask-always-never-granted" in ids
     assert "testbed-write-confirm-true-session-grant-for-ask" in ids
     assert "testbed-read-session-grant-for-ask" not in ids  # `none` asks nothing
-    # 12 rows: 12 policy-table, a grant check for each of the 7 that ask, approval and denial
-    # on the first row of each asking policy.
-    assert len(ids) == len(set(ids)) == 12 + 7 + 2 * 2
+    # 12 policy rows: 12 policy-table, a grant check for each of the 7 that ask, approval and
+    # denial on the first row of each asking policy; 4 handoff timeouts; 8 refusals and 2
+    # switches undone.
+    assert len(ids) == len(set(ids)) == 12 + 7 + 2 * 2 + 4 + 8 + 2
     assert [i for i in ids if i.endswith("denial-respected")] == [
         "testbed-danger-confirm-always-denial-respected",
         "testbed-read-confirm-true-denial-respected"]

@@ -130,5 +130,5 @@ def test_user_request_unknown_name_raises_listing_the_known_ones() -> None:
     with pytest.raises(TutorialError, match=r"no user request 'archiv' \(known: archive, go_ahead, "
                                             r"pin_step, publish, purge, rename_to, "
                                             r"rename_to_blank, reset, run_action, save, status, "
-                                            r"timed_step, tune_widget\); add it"):
+                                            r"tune_widget\); add it"):
         load_tutorial("r-15").user_request("archiv", "en")

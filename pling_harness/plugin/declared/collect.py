@@ -29,6 +29,7 @@ from pling_harness.plugin.declared import (
     model_output_checks,
     rejection_checks,
     run_checks,
+    testbed_checks,
 )
 from pling_harness.plugin.declared.context import DeclaredRun
 from pling_harness.plugin.declared.examples import add_options
@@ -92,6 +93,8 @@ CHECKS: dict[str, Callable[[DeclaredRun], None]] = {
     "run-failure-notice-means-its-code": copy_notices.run_failure_notice_means_its_code,
     "timeout-notice-means-its-code": copy_notices.timeout_notice_means_its_code,
     "whitespace-text-adds-no-message": model_output_checks.whitespace_text_adds_no_message,
+    "refused-before-prompt": testbed_checks.refused_before_prompt,
+    "asks-and-runs-again": testbed_checks.asks_and_runs_again,
 }
 
 

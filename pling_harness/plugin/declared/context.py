@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 from playwright.sync_api import Page, expect
 
@@ -48,6 +48,8 @@ class DeclaredRun:
     served: ServedTutorial
     page: Page | None = None
     calls_made: int = 0
+    # What a handoff's timeout at its declared value proves: the tutorial's own timeout.
+    timeout_guarantee: ClassVar[str] = "handoff-timeout"
 
     # ---- the page ----------------------------------------------------------------------
 
@@ -183,6 +185,11 @@ class DeclaredRun:
                                      self.timeline)
         self.expect_shown({k: str(filled(self.row.shows, arguments)[k])
                            for k in self.row.shows}, guarantee=guarantee)
+
+    def handoff_timeout_ms(self) -> int:
+        """The row's declared `handoff.timeout` (ms)."""
+        assert self.row.handoff is not None
+        return self.row.handoff.timeout_ms
 
     def step_value(self, value: str | FromBackend) -> str:
         """A handoff step's text: as written, or the backend.py constant it names."""

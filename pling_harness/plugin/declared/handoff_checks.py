@@ -125,21 +125,25 @@ def handoff_cancel(run: DeclaredRun) -> None:
 
 
 def handoff_timeout(run: DeclaredRun) -> None:
-    """Nothing until a second before its declared timeout; HANDOFF_TIMEOUT at it."""
-    timeout_ms = _handoff(run).timeout_ms
+    """The timer shows the declared timeout, then a second less a second later; nothing
+    until a second before it; HANDOFF_TIMEOUT at it."""
+    timeout_ms = run.handoff_timeout_ms()
+    guarantee = run.timeout_guarantee
     page = run.open()
     _start(run)
     before = run.timeline.mark()
     total_s = timeout_ms // ONE_SECOND_MS
     expect(run.dock.handoff_timer).to_have_text(time_left(total_s))
-    page.clock.fast_forward(timeout_ms - ONE_SECOND_MS)
+    page.clock.fast_forward(ONE_SECOND_MS)  # the countdown ticks, from the declared value
+    expect(run.dock.handoff_timer).to_have_text(time_left(total_s - 1))
+    page.clock.fast_forward(timeout_ms - 2 * ONE_SECOND_MS)
     expect(run.dock.handoff_timer).to_have_text(time_left(1))
     expect(run.dock.handoff).to_be_visible()
     guarantees.no_model_request(run.timeline, since=before, why="the handoff has a second left",
-                                guarantee="handoff-timeout")
+                                guarantee=guarantee)
     page.clock.fast_forward(ONE_SECOND_MS)
     run.dock.wait_until_handoff_ends()
-    _not_completed(run, "HANDOFF_TIMEOUT", before, "handoff-timeout")
+    _not_completed(run, "HANDOFF_TIMEOUT", before, guarantee)
     guarantees.highlights_removed(run.timeline)
 
 

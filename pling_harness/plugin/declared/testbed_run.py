@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 from playwright.sync_api import Page
 
@@ -20,10 +20,22 @@ from pling_harness.browser.testbed import Testbed
 from pling_harness.plugin.declared.context import DeclaredRun
 from pling_harness.plugin.declared.matrix import DeclaredCheck
 from pling_harness.project.action_table import ActionTable
-from pling_harness.project.testbed_table import TestbedTable, action_id
+from pling_harness.project.testbed_table import PageMove, TestbedRow, TestbedTable, action_id
 
 # A testbed row's checks lead with this, so `-k testbed` selects them all.
 TESTBED_PREFIX = "testbed-"
+# What each of a row's `page` moves does on the testbed (to the action, in the row's scope).
+PAGE_MOVES: dict[PageMove, Callable[[Testbed, str, str], None]] = {
+    "activate-scope": lambda testbed, _, scope: testbed.activate_scope(scope),
+    "deactivate-scope": lambda testbed, _, scope: testbed.deactivate_scope(scope),
+    "switch-off": lambda testbed, action, _: testbed.set_enabled(action, False),
+    "switch-on": lambda testbed, action, _: testbed.set_enabled(action, True),
+    "disable-button": lambda testbed, action, _: testbed.disable_button(action),
+    # The page contract counts `aria-disabled="true"` as disabled.
+    "aria-disable-button": lambda testbed, action, _: testbed.button(action).evaluate(
+        "button => button.setAttribute('aria-disabled', 'true')"),
+    "remove-button": lambda testbed, action, _: testbed.remove_button(action),
+}
 
 
 def checks_of_testbed_rows(table: TestbedTable) -> list[DeclaredCheck]:
@@ -31,18 +43,29 @@ def checks_of_testbed_rows(table: TestbedTable) -> list[DeclaredCheck]:
     asks the session grant of `ask` or its absence under `ask-always` (both how the policy
     was resolved), and on the first row of each asking policy approval before its run and
     denial respected: what follows a card is the executor's, the same whichever row's
-    declaration resolved to that policy, so once per policy is enough."""
+    declaration resolved to that policy, so once per policy is enough. A handoff row's
+    check is its timeout: the countdown from, and the end at, its declared value. A row
+    the page moves (`page`) is checked for what they leave: its call refused before any
+    prompt, or asking and running again."""
     found: list[DeclaredCheck] = []
     decided: set[str] = set()  # asking policies whose approval and denial are checked
     for name, row in table.rows.items():
-        checks: list[tuple[str, tuple[str, ...]]] = [("policy-table", ("policy-table",))]
-        if row.policy != "none" and row.policy not in decided:
+        checks: list[tuple[str, tuple[str, ...]]] = []
+        if row.page is not None:  # what the page's moves leave is all it is checked for
+            checks.append(("refused-before-prompt" if row.refused else "asks-and-runs-again",
+                           ("rejected-before-prompt",)))
+        elif row.policy == "handoff":
+            checks.append(("handoff-timeout", ("handoff-custom-timeout",)))
+        else:
+            checks.append(("policy-table", ("policy-table",)))
+        if row.page is None and row.policy in ("ask", "ask-always") \
+                and row.policy not in decided:
             decided.add(row.policy)
             checks += [
                 ("approval-before-side-effects", ("approval-before-side-effects",)),
                 ("denial-respected", ("denial-respected", "no-silent-retry")),
             ]
-        if row.policy != "none":
+        if row.page is None and row.policy in ("ask", "ask-always"):
             checks.append(("session-grant-for-ask", ("session-grant-for-ask",))
                           if row.policy == "ask"
                           else ("ask-always-never-granted", ("ask-always-never-granted",)))
@@ -63,6 +86,8 @@ class TestbedRun(DeclaredRun):
     row_name: str = ""
     open_testbed: Callable[[], Testbed] | None = None
     testbed: Testbed | None = None
+    # A testbed handoff's timeout is any declared value, not a tutorial's own.
+    timeout_guarantee: ClassVar[str] = "handoff-custom-timeout"
 
     def open(self, state: Mapping[str, Any] | None = None) -> Page:
         assert self.open_testbed is not None and state is None
@@ -83,11 +108,22 @@ class TestbedRun(DeclaredRun):
         assert self.testbed is not None and self.testbed_table is not None
         declaration = self.testbed_table.declaration(self.row_name)
         self.testbed.declare(declaration)
-        if "scope" in declaration:
-            self.testbed.activate_scope(declaration["scope"])
+        row = self.testbed_row()
+        for move in row.page if row.page is not None else \
+                ("activate-scope",) if row.scope is not None else ():
+            PAGE_MOVES[move](self.testbed, self.action, row.scope or "")
+
+    def testbed_row(self) -> TestbedRow:
+        assert self.testbed_table is not None
+        return self.testbed_table.rows[self.row_name]
 
     def request_words(self) -> str:
         return self.say(self.row.asked_with, id=self.action)
+
+    def handoff_timeout_ms(self) -> int:
+        handoff = self.testbed_row().handoff
+        assert handoff is not None
+        return handoff.timeout
 
 
 def run_of_testbed_row(declared: DeclaredCheck, table: TestbedTable | None,
@@ -98,7 +134,9 @@ def run_of_testbed_row(declared: DeclaredCheck, table: TestbedTable | None,
         return None
     name = declared.action.removeprefix(TESTBED_PREFIX)
     row = table.action_row(name)
+    # Not validated again: a handoff row's action row has no handoff block on purpose
+    # (TestbedTable.action_row).
     return TestbedRun(action=action_id(name), row=row,
-                      table=ActionTable(actions={action_id(name): row}),
+                      table=ActionTable.model_construct(actions={action_id(name): row}),
                       testbed_table=table, row_name=name, open_testbed=open_testbed,
                       **fixtures)

@@ -5,9 +5,10 @@ publish cancelled, Done too early, success only once published and its receipt: 
 generated from actions.json.)
 
 Guidance and highlights: test_handoff_guidance.py; `expect.check()` re-run on page changes:
-test_handoff_expect_check.py; timeouts and the timer: test_handoff_timeout.py; the exact code
-(a wrong one keeps the handoff open) and reset: test_handoff_publish_state.py; nothing
-written into a target, and a code the model sends: test_model_output.py."""
+test_handoff_expect_check.py; timeouts and the timer: the testbed table's handoff rows
+(testbed-actions.json); the exact code (a wrong one keeps the handoff open) and reset:
+test_handoff_publish_state.py; nothing written into a target, and a code the model sends:
+test_model_output.py."""
 
 from __future__ import annotations
 

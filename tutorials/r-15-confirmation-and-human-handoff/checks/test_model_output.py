@@ -1,8 +1,7 @@
 """What the testbed's own declarations make of the model's calls (SPEC §3 steps 1 to 4, the
-page contract's argument schemas): a call to an out-of-scope or unavailable testbed action, or
-with a value breaking a schema keyword, is answered with its code and never prompts; a value
-at a keyword's edge passes and runs as sent; the notice names the argument that broke it;
-switches undone make an action ask again; and a handoff's arguments never prefill its target.
+page contract's argument schemas): a call with a value breaking a schema keyword is answered
+with its code and never prompts; a value at a keyword's edge passes and runs as sent; the
+notice names the argument that broke it; and a handoff's arguments never prefill its target.
 Everything through the real gateway and page, told to the user in their language (by meaning:
 the glossary), with no business request and nothing changed.
 
@@ -10,7 +9,9 @@ What follows from the action table alone is generated from actions.json
 (pling_harness/plugin/declared/): each action's own refusals (every way of breaking its params,
 near misses of its id, unavailable on the state that disables it) and, once per locale, what
 the model may send that no action declares (the caps of the agent loop, a repeated call id,
-replies without text, markup shown as text: model_output_checks.py). One family, one file:
+replies without text, markup shown as text: model_output_checks.py). A testbed action out of
+scope or unavailable (each way a page makes it so, and their order) and one whose switches
+were undone asking again are rows of testbed-actions.json (`page`, `refused`). One family, one file:
 these guarantees share checks, so each guarantee's hand-written checks sit here and nowhere
 else (tests/test_guarantee_files.py).
 """
@@ -18,7 +19,7 @@ else (tests/test_guarantee_files.py).
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -27,10 +28,7 @@ from playwright.sync_api import expect
 from testbed_actions import (
     GO_AHEAD,
     GO_AHEAD_PATTERN,
-    GUARDED_SAVE,
-    GUARDED_SAVE_ARGUMENTS,
     REQUESTS,
-    declare_guarded,
 )
 
 from pling_harness import (
@@ -87,133 +85,6 @@ def make_the_call(model: ModelHandle, dock: Dock, timeline: Timeline, say: Say, 
     before = timeline.mark()
     dock.ask(say("status"))
     return before
-
-
-# ---- testbed: scope and availability switches ---------------------------------------------
-
-ACTION = "guarded"
-# A danger action: were a check skipped, an approval card would be due, so it would show.
-DECLARATION = {
-    "id": ACTION, "desc": "Guarded action", "kind": "danger",
-    "params": {"type": "object", "properties": {"note": {"type": "string"}},
-               "required": ["note"], "additionalProperties": False},
-}
-SCOPED = {**DECLARATION, "scope": "wizard"}
-GOOD_ARGUMENTS = {"note": "x"}
-
-
-def scope_never_active(testbed: Testbed) -> None:
-    testbed.declare(SCOPED)
-
-
-def scope_deactivated(testbed: Testbed) -> None:
-    testbed.declare(SCOPED)
-    testbed.activate_scope("wizard")
-    testbed.deactivate_scope("wizard")
-
-
-def switched_off(testbed: Testbed) -> None:
-    testbed.declare(DECLARATION)
-    testbed.set_enabled(ACTION, False)
-
-
-def button_disabled(testbed: Testbed) -> None:
-    testbed.declare(DECLARATION)
-    testbed.button(ACTION).evaluate("button => { button.disabled = true; }")
-
-
-def button_aria_disabled(testbed: Testbed) -> None:
-    # The page contract counts `aria-disabled="true"` as disabled.
-    testbed.declare(DECLARATION)
-    testbed.button(ACTION).evaluate("button => button.setAttribute('aria-disabled', 'true')")
-
-
-def button_removed(testbed: Testbed) -> None:
-    testbed.declare(DECLARATION)
-    testbed.button(ACTION).evaluate("button => button.remove()")
-
-
-def scope_never_active_and_switched_off(testbed: Testbed) -> None:
-    testbed.declare(SCOPED)
-    testbed.set_enabled(ACTION, False)
-
-
-TESTBED_CASES = [
-    pytest.param(scope_never_active, GOOD_ARGUMENTS, "OUT_OF_SCOPE", id="out-of-scope"),
-    pytest.param(scope_deactivated, GOOD_ARGUMENTS, "OUT_OF_SCOPE", id="scope-deactivated"),
-    pytest.param(switched_off, GOOD_ARGUMENTS, "UNAVAILABLE", id="switched-off"),
-    pytest.param(button_disabled, GOOD_ARGUMENTS, "UNAVAILABLE", id="button-disabled"),
-    pytest.param(button_aria_disabled, GOOD_ARGUMENTS, "UNAVAILABLE", id="button-aria-disabled"),
-    pytest.param(button_removed, GOOD_ARGUMENTS, "UNAVAILABLE", id="button-removed"),
-    # Out of scope *and* switched off: step 3 answers first; bad arguments before both.
-    pytest.param(scope_never_active_and_switched_off, GOOD_ARGUMENTS, "OUT_OF_SCOPE",
-                 id="scope-before-availability"),
-    pytest.param(scope_never_active_and_switched_off, {"note": 7}, "INVALID_PARAMS",
-                 id="arguments-before-scope"),
-]
-
-
-@pytest.mark.guarantee(GUARANTEE)
-@pytest.mark.parametrize(("setup", "arguments", "code"), TESTBED_CASES)
-def test_testbed_call_failing_a_check_is_rejected_before_any_prompt(
-    testbed: Testbed, dock: Dock, timeline: Timeline, model: ModelHandle, words: Words,
-    say: Say, setup: Callable[[Testbed], None], arguments: dict[str, Any], code: str,
-) -> None:
-    setup(testbed)
-
-    before = make_the_call(model, dock, timeline, say, action=ACTION, arguments=arguments)
-
-    # Named by its desc, even where the page never offered it (out of scope).
-    assert_rejected(timeline=timeline, model=model, dock=dock, words=words, since=before,
-                    action=ACTION, code=code, naming=str(DECLARATION["desc"]))
-    assert testbed.calls() == []
-
-
-# ---- testbed: switches undone -------------------------------------------------------------
-
-# Something the page does to its testbed actions.
-PageChange = Callable[[Testbed], None]
-
-
-
-def switched_off_and_on(testbed: Testbed) -> None:
-    """The page switches GUARDED_SAVE off, then on again."""
-    testbed.set_enabled(GUARDED_SAVE, False)
-    testbed.set_enabled(GUARDED_SAVE, True)
-
-
-def scope_activated_twice_deactivated_once(testbed: Testbed) -> None:
-    """The page activates the editor scope a second time and deactivates it once."""
-    testbed.activate_scope("editor")
-    testbed.deactivate_scope("editor")
-
-
-# What the page does before the call: the action must be available afterwards.
-RESTORING = [
-    pytest.param(switched_off_and_on, id="switched-off-and-on"),
-    pytest.param(scope_activated_twice_deactivated_once,
-                 id="scope-activated-twice-deactivated-once"),
-]
-
-
-@pytest.mark.guarantee("rejected-before-prompt")
-@pytest.mark.parametrize("change", RESTORING)
-def test_action_whose_switches_were_undone_asks_and_runs_again(
-    testbed: Testbed, dock: Dock, timeline: Timeline, model: ModelHandle, locale: str,
-    change: PageChange,
-) -> None:
-    declare_guarded(testbed)
-    change(testbed)
-    model.when_user(GO_AHEAD_PATTERN, GUARDED_SAVE, GUARDED_SAVE_ARGUMENTS)
-    start = timeline.mark()
-    dock.ask(GO_AHEAD[locale])
-    expect(dock.approval_for(GUARDED_SAVE)).to_be_visible()
-
-    dock.approve()
-
-    guarantees.model_received(timeline, action=GUARDED_SAVE, code="OK", since=start,
-                              guarantee="rejected-before-prompt")
-    assert [call.body for call in testbed.calls(GUARDED_SAVE)] == [GUARDED_SAVE_ARGUMENTS]
 
 
 # ==== every schema keyword, enforced before any prompt ============================================
