@@ -25,6 +25,7 @@ from pling_harness.plugin.declared import (
     gateway_checks,
     handoff_checks,
     isolation_checks,
+    lifecycle_checks,
     model_output_checks,
     rejection_checks,
     run_checks,
@@ -85,6 +86,7 @@ CHECKS: dict[str, Callable[[DeclaredRun], None]] = {
     "run-failure-notice-means-its-code": copy_notices.run_failure_notice_means_its_code,
     "timeout-notice-means-its-code": copy_notices.timeout_notice_means_its_code,
     "whitespace-text-adds-no-message": model_output_checks.whitespace_text_adds_no_message,
+    **lifecycle_checks.REGISTERED_ONCE,
 }
 
 
