@@ -31,6 +31,9 @@ from pling_harness.plugin.declared.matrix import (
 
 
 def registered_once(run: DeclaredRun, lifecycle: Lifecycle) -> None:
+    """The page put through `lifecycle`, then the action called as its policy has it: one
+    card each for a denied and an allowed call, one handoff, or none; every model request
+    since offering each table action exactly once."""
     if lifecycle != "as-served":  # n/a before the page opens when the driver names no hooks
         run.dock.spec.require(run.dock.spec.page_hooks, "page_hooks")
     run.open()
