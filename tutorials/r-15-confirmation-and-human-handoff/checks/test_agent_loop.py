@@ -2,7 +2,8 @@
 after another and their results reach the model in the order of the calls, and "new
 conversation" ends what is pending and the abandoned turn does nothing more. (One turn at a
 time, and only for text: test_one_turn.py. What a run's result tells the model, and when:
-test_run_results.py.)"""
+test_run_results.py. One call, one run of its handler, whatever the page's lifecycle: the
+generated `<action>-registered-once-*` checks.)"""
 
 from __future__ import annotations
 

@@ -9,7 +9,9 @@ The registry keeps its books through `tool()`, `target()` and `activateScope()` 
 calls them (`testbed.scripts`): unregistering removes an action's target mark
 (not a target's on the same element) and frees its id; an action without a control is
 offered and runs; a scope's deactivation ends one activation however often it is called; the
-projection carries each action's `params` as its `parameters`.
+projection carries each action's `params` as its `parameters`. (Each r-15 action offered
+exactly once as served, after a re-render and after a remount: the generated
+`<action>-registered-once-*` checks.)
 """
 
 from __future__ import annotations
