@@ -141,6 +141,19 @@ def test_r15_matrix_ids_are_stable_and_each_names_a_check() -> None:
         "save_workspace_name", "archive_workspace", "reset_workspace", "publish_changes")
             } <= set(ids)
     assert "get_workspace-refuses-foreign-requests" not in ids
+    # Every action registered once as served, after a re-render and after a remount, each
+    # lifecycle its own check (n/a apart where the driver names no page hooks).
+    by_id = {check.id: check.guarantees for check in checks}
+    for action in ("get_workspace", "save_workspace_name", "archive_workspace",
+                   "reset_workspace", "publish_changes"):
+        assert {f"{action}-registered-once-{lifecycle}"
+                for lifecycle in ("as-served", "rerender", "remount")} <= set(ids)
+    assert by_id["get_workspace-registered-once-remount"] == (
+        "projection-complete", "calls-one-after-another")
+    assert by_id["archive_workspace-registered-once-as-served"] == (
+        "projection-complete", "approval-before-side-effects", "denial-respected")
+    assert by_id["publish_changes-registered-once-rerender"] == (
+        "projection-complete", "handoff-no-stacking")
     # What every tutorial's server promises whatever its actions, once per locale, last.
     # The table's own checks come last, once each, in TABLE_CHECKS's order.
     assert ids[-len(TABLE_CHECKS):] == [f"table-{check}" for check, _ in TABLE_CHECKS]

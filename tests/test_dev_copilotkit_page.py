@@ -140,8 +140,8 @@ def served(model: tuple[str, ScriptedModel], request: pytest.FixtureRequest) -> 
 
 def test_copilotkit_page_is_served_as_its_mode_asks(served: Served) -> None:
     """The dev server serves the page's modules; `copilotkit-build` serves `vite build`'s
-    bundle, built with React's development build, so the lifecycle checks "as served" still
-    run under StrictMode there."""
+    bundle, built with React's development build, so the `registered-once-as-served` checks
+    still run under StrictMode there."""
     status, _, html = request(f"{served.url}/?lang=en")
     assert status == 200
     found = BUNDLE.search(html.decode())

@@ -88,7 +88,7 @@ def test_check_on_the_new_tutorial_is_green_in_both_locales(
 ) -> None:
     code, out, tests = checked(NEW_SHORT_ID, scaffolded, tmp_path, capsys)
     assert code == 0, out
-    assert "29/29 guarantees proven in en, zh" in out
+    assert "30/30 guarantees proven in en, zh" in out
     # Every check is generated from its action table, none hand-written, in its own
     # locales; at least 25 guarantee × action pairs proven in each (issue 29's goal).
     assert not (scaffolded / "tutorials" / NEW_ID / "checks").exists()
@@ -98,7 +98,7 @@ def test_check_on_the_new_tutorial_is_green_in_both_locales(
         pairs = {(declared_action(t["nodeid"]), g) for t in tests if t["locale"] == locale
                  and t["outcome"] == "passed" for g in t["guarantees"]}
         assert len(pairs) >= 25, sorted(pairs)
-    assert len(tests) == 88
+    assert len(tests) == 106
 
 
 def declared_action(nodeid: str) -> str:
@@ -143,7 +143,7 @@ def test_mutate_on_the_new_tutorial_kills_every_mutant(
     code = main(["mutate", NEW_SHORT_ID, "--root", str(scaffolded), "--jobs", "2"])
     out = capsys.readouterr().out
     assert code == 0, out
-    assert "score: 23/23 mutants killed by the checks meant to catch them" in out
+    assert "score: 24/24 mutants killed by the checks meant to catch them" in out
 
 
 @pytest.mark.parametrize("command", ["list", "dev", "check", "mutate"])

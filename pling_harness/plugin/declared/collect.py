@@ -26,6 +26,7 @@ from pling_harness.plugin.declared import (
     gateway_checks,
     handoff_checks,
     isolation_checks,
+    lifecycle_checks,
     model_output_checks,
     rejection_checks,
     run_checks,
@@ -95,6 +96,7 @@ CHECKS: dict[str, Callable[[DeclaredRun], None]] = {
     "whitespace-text-adds-no-message": model_output_checks.whitespace_text_adds_no_message,
     "refused-before-prompt": testbed_checks.refused_before_prompt,
     "asks-and-runs-again": testbed_checks.asks_and_runs_again,
+    **lifecycle_checks.REGISTERED_ONCE,
 }
 
 

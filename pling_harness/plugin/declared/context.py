@@ -76,6 +76,37 @@ class DeclaredRun:
                                          self.timeline)
         guarantees.state_unchanged(self.timeline, since=since, guarantee=guarantee)
 
+    def expect_cards(self, since: Mark, guarantee: str, count: int) -> None:
+        """The call to the action since `since` showed exactly `count` approval cards."""
+        cards = self.timeline.shown("approval", since, action=self.action)
+        if len(cards) != count:
+            raise GuaranteeViolation(guarantee, f"the call to {self.action} should show "
+                                     f"{count} approval card(s), {len(cards)} appeared",
+                                     self.timeline)
+
+    def expect_nothing_yet(self, since: Mark, guarantee: str) -> None:
+        """While a card waits: no business request since `since`, the state unchanged."""
+        guarantees.no_business_request(self.timeline, since=since, guarantee=guarantee)
+        guarantees.state_unchanged(self.timeline, since=since, guarantee=guarantee)
+
+    def expect_ran_once(self, since: Mark, arguments: Mapping[str, Any],
+                        guarantee: str) -> None:
+        """The row's business request went out once since `since`, carrying `arguments` as
+        the row says, and the model heard OK (one call, one run of its handler)."""
+        guarantees.model_received(self.timeline, action=self.action, code="OK", since=since,
+                                  guarantee=guarantee)
+        if self.row.calls is None:
+            return
+        self.timeline.require_business_requests_seen()
+        calls = [c for c in self.timeline.api_calls(since)
+                 if (c.method, c.path) == (self.row.calls.method, self.row.calls.path)]
+        wanted = self.expected_body(arguments)
+        if len(calls) != 1 or (wanted is not None and calls[0].body != wanted):
+            raise GuaranteeViolation(guarantee, f"{self.action} should send "
+                                     f"{self.row.calls.describe()} once with {wanted!r}; it "
+                                     f"sent {[(c.path, c.body) for c in calls]}",
+                                     self.timeline)
+
     def expect_shown(self, view: Mapping[str, str | None], *, guarantee: str,
                      after: str | None = None) -> None:
         """The page's business view shows `view` (view name → value; None: not shown at

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Literal, get_args
 
 from pling_harness.project.action_table import ActionRow, ActionTable
 
@@ -26,6 +27,25 @@ class DeclaredCheck:
     @property
     def id(self) -> str:
         return f"{self.action}-{self.check}"
+
+
+# The lifecycles a page's registrations go through (lifecycle_checks.py), one check each.
+Lifecycle = Literal["as-served", "rerender", "remount"]
+LIFECYCLES: tuple[Lifecycle, ...] = get_args(Lifecycle)
+LIFECYCLE_CHECK = "registered-once"
+
+
+def lifecycle_guarantees(row: ActionRow) -> tuple[str, ...]:
+    """What a row's registered-once checks prove: the projection always; one card, and
+    nothing run before it or after a Deny (an asking row); one handoff (a handoff); one
+    run of an unasked call's handler (a `none` row with `calls`)."""
+    if row.policy == "handoff":
+        return ("projection-complete", "handoff-no-stacking")
+    if row.asks:
+        return ("projection-complete", "approval-before-side-effects", "denial-respected")
+    if row.calls is not None:
+        return ("projection-complete", "calls-one-after-another")
+    return ("projection-complete",)
 
 
 def _run_checks(row: ActionRow) -> list[tuple[str, tuple[str, ...]]]:
@@ -71,6 +91,8 @@ def declared_checks(table: ActionTable) -> list[DeclaredCheck]:
     found: list[DeclaredCheck] = []
     for action, row in table.actions.items():
         checks = _handoff_checks(row) if row.policy == "handoff" else _run_checks(row)
+        checks += [(f"{LIFECYCLE_CHECK}-{lifecycle}", lifecycle_guarantees(row))
+                   for lifecycle in LIFECYCLES]
         if row.asks:  # it waits on the user: a card, or (below) a handoff and its highlights
             checks.append(("new-conversation-ends-pending", ("new-conversation-ends-pending",)))
         if row.policy == "handoff":

@@ -21,40 +21,10 @@ from pling_harness.evidence.arguments import (
     valid_arguments,
 )
 from pling_harness.evidence.guarantees import GuaranteeViolation
-from pling_harness.evidence.records import Mark
 from pling_harness.plugin.declared.context import DeclaredRun
 from pling_harness.plugin.declared.examples import run_examples
 from pling_harness.project.dock_driver import Absent, NotObservable, Reading
 from pling_harness.project.hidden_characters import describe, refused_in_name
-
-
-def _cards(run: DeclaredRun, since: Mark, guarantee: str, count: int) -> None:
-    cards = run.timeline.shown("approval", since, action=run.action)
-    if len(cards) != count:
-        raise GuaranteeViolation(guarantee, f"the call to {run.action} should show {count} "
-                                 f"approval card(s), {len(cards)} appeared", run.timeline)
-
-
-def _nothing_yet(run: DeclaredRun, since: Mark, guarantee: str) -> None:
-    guarantees.no_business_request(run.timeline, since=since, guarantee=guarantee)
-    guarantees.state_unchanged(run.timeline, since=since, guarantee=guarantee)
-
-
-def _ran_once(run: DeclaredRun, since: Mark, arguments: dict[str, Any], guarantee: str) -> None:
-    """The row's business request went out once since `since`, carrying `arguments` as the
-    row says, and the model heard OK."""
-    guarantees.model_received(run.timeline, action=run.action, code="OK", since=since,
-                              guarantee=guarantee)
-    if run.row.calls is None:
-        return
-    run.timeline.require_business_requests_seen()
-    calls = [c for c in run.timeline.api_calls(since)
-             if (c.method, c.path) == (run.row.calls.method, run.row.calls.path)]
-    wanted = run.expected_body(arguments)
-    if len(calls) != 1 or (wanted is not None and calls[0].body != wanted):
-        raise GuaranteeViolation(guarantee, f"{run.action} should send "
-                                 f"{run.row.calls.describe()} once with {wanted!r}; it sent "
-                                 f"{[(c.path, c.body) for c in calls]}", run.timeline)
 
 
 def policy_table(run: DeclaredRun) -> None:
@@ -64,11 +34,11 @@ def policy_table(run: DeclaredRun) -> None:
     if run.row.policy == "none":
         for _ in range(2):
             before = run.ask()
-            _cards(run, before, "policy-table", 0)
-            _ran_once(run, before, run.call_arguments(before), "policy-table")
+            run.expect_cards(before, "policy-table", 0)
+            run.expect_ran_once(before, run.call_arguments(before), "policy-table")
         return
     before = run.ask()
-    _cards(run, before, "policy-table", 1)
+    run.expect_cards(before, "policy-table", 1)
     card = run.timeline.shown("approval", before, action=run.action)[0]
     says = run.dock.spec.approval
     # Only what this assistant's card shows is read (its driver's parts; an absent one says
@@ -81,7 +51,7 @@ def policy_table(run: DeclaredRun) -> None:
         raise GuaranteeViolation("policy-table", f"the card for {run.action} "
                                  f"{'offers' if card.always else 'does not offer'} 'always "
                                  f"allow' under policy {run.row.policy!r}", run.timeline)
-    _nothing_yet(run, before, "policy-table")
+    run.expect_nothing_yet(before, "policy-table")
     run.dock.deny()
 
 
@@ -90,8 +60,8 @@ def approval_before_side_effects(run: DeclaredRun) -> None:
     before = run.ask()
     # The turn settled: a call that asks is waiting on its card (a framework that loses the
     # card, or answers the call without one, fails here by name, not on a click's timeout).
-    _cards(run, before, "approval-before-side-effects", 1)
-    _nothing_yet(run, before, "approval-before-side-effects")
+    run.expect_cards(before, "approval-before-side-effects", 1)
+    run.expect_nothing_yet(before, "approval-before-side-effects")
     run.dock.approve()
     guarantees.approval_before_side_effects(run.timeline, action=run.action, since=before)
     guarantees.model_received(run.timeline, action=run.action, code="OK", since=before,
@@ -116,7 +86,7 @@ def declared_effect(run: DeclaredRun) -> None:
     if run.row.asks:
         run.dock.approve()
     arguments = run.call_arguments(before)
-    _ran_once(run, before, arguments, "declared-effect")
+    run.expect_ran_once(before, arguments, "declared-effect")
     run.expect_effect(start, arguments, guarantee="declared-effect")
 
 
@@ -129,17 +99,17 @@ def session_grant_for_ask(run: DeclaredRun) -> None:
     guarantees.always_allow_offered(run.timeline, action=run.action)
     run.dock.approve()
     again = run.ask()
-    _cards(run, again, name, 1)
-    _nothing_yet(run, again, name)
+    run.expect_cards(again, name, 1)
+    run.expect_nothing_yet(again, name)
     run.dock.approve_always()
     granted = run.ask()
-    _cards(run, granted, name, 0)
-    _ran_once(run, granted, run.call_arguments(granted), name)
+    run.expect_cards(granted, name, 0)
+    run.expect_ran_once(granted, run.call_arguments(granted), name)
     for end_the_session in (run.dock.new_conversation, run.reload):
         end_the_session()
         ended = run.ask()
-        _cards(run, ended, name, 1)
-        _nothing_yet(run, ended, name)
+        run.expect_cards(ended, name, 1)
+        run.expect_nothing_yet(ended, name)
         guarantees.always_allow_offered(run.timeline, action=run.action)
         run.dock.approve_always()
 
@@ -154,19 +124,19 @@ def ask_always_never_granted(run: DeclaredRun) -> None:
     before = run.ask()
     run.dock.deny()
     again = run.ask()
-    _cards(run, again, name, 1)
-    _nothing_yet(run, again, name)
+    run.expect_cards(again, name, 1)
+    run.expect_nothing_yet(again, name)
     if not run.row.disables_itself:
         run.dock.approve()
         after_allow = run.ask()
-        _cards(run, after_allow, name, 1)
-        _nothing_yet(run, after_allow, name)
+        run.expect_cards(after_allow, name, 1)
+        run.expect_nothing_yet(after_allow, name)
         try:
             for route in FORGE_ROUTES:
                 run.dock.forge_decision("always", route)
                 asked = run.ask()
-                _cards(run, asked, name, 1)
-                _nothing_yet(run, asked, name)
+                run.expect_cards(asked, name, 1)
+                run.expect_nothing_yet(asked, name)
         except NotObservable:
             pass  # a dock decided otherwise has no delegated decision to forge
     run.dock.deny()
@@ -232,7 +202,7 @@ def approval_shows_exact_arguments(run: DeclaredRun, config: pytest.Config, node
         guarantees.approval_shows_arguments(run.timeline, action=run.action, words=run.words,
                                             values=[v for v in shown.values()
                                                     if isinstance(v, str)])
-        _nothing_yet(run, before, name)
+        run.expect_nothing_yet(before, name)
         run.dock.deny()
 
     def allowed(arguments: dict[str, Any]) -> None:
@@ -243,7 +213,7 @@ def approval_shows_exact_arguments(run: DeclaredRun, config: pytest.Config, node
                                                 words=run.words, values=values)
         approved = run.timeline.mark()
         run.dock.approve()
-        _ran_once(run, approved, arguments, name)
+        run.expect_ran_once(approved, arguments, name)
 
     if not properties(params):
         allowed({})
@@ -273,7 +243,7 @@ def hidden_characters_refused(run: DeclaredRun) -> None:
             run.dock.approve()
             guarantees.model_received(run.timeline, action=run.action, code="RUN_FAILED",
                                       since=allowed, guarantee=name)
-            _nothing_yet(run, allowed, name)
+            run.expect_nothing_yet(allowed, name)
             told = [str((r.envelope or {}).get("message", ""))
                     for r in run.timeline.tool_results(allowed) if r.action == run.action]
             assert run.row.calls is not None

@@ -2,20 +2,19 @@
 after another and their results reach the model in the order of the calls, and "new
 conversation" ends what is pending and the abandoned turn does nothing more. (One turn at a
 time, and only for text: test_one_turn.py. What a run's result tells the model, and when:
-test_run_results.py.)"""
+test_run_results.py. One call, one run of its handler, whatever the page's lifecycle: the
+generated `<action>-registered-once-*` checks.)"""
 
 from __future__ import annotations
 
 import json
 
 import pytest
-from page_lifecycle import LIFECYCLES, Lifecycle, ask_after, calls_to
 from playwright.sync_api import Page, expect
 from workspace_state import INITIAL_WORKSPACE, WorkspaceSnapshot
 
 from pling_harness import (
     Dock,
-    GuaranteeViolation,
     HeldRequests,
     ModelHandle,
     OpenTutorialPage,
@@ -225,19 +224,3 @@ def save_held(tutorial_page: Page, dock: Dock, model: ModelHandle,
     dock.ask(say("save"))
     expect(dock.approval_for(SAVE)).to_be_visible()
     return held
-
-
-@pytest.mark.guarantee("calls-one-after-another")
-@pytest.mark.parametrize("lifecycle", LIFECYCLES)
-def test_a_read_runs_its_handler_once_as_served_after_a_rerender_and_after_a_remount(
-    tutorial_page: Page, dock: Dock, timeline: Timeline, say: Say, lifecycle: Lifecycle,
-) -> None:
-    # page_lifecycle.py: one call, one run of its handler (CopilotKit#2310 reported several).
-    start = ask_after(dock, timeline, lifecycle, say("status"))
-
-    guarantees.model_received(timeline, action="get_workspace", code="OK", since=start)
-    timeline.require_business_requests_seen()
-    reads = calls_to(timeline, "GET /api/workspace", start)
-    if reads != 1:
-        raise GuaranteeViolation("calls-one-after-another", f"one call of get_workspace sent "
-                                 f"GET /api/workspace {reads} times", timeline)

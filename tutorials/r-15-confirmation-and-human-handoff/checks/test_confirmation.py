@@ -2,8 +2,9 @@
 action, ask-always for an id registered again as `danger` on the testbed, and what alone
 answers the card: a click on a decision button; no key but a focused button's own
 activation, no click elsewhere, no decision attribute around the dock. (Each r-15 action's
-approval first, denial, no retry, session grant or its absence, forged "always", and what
-the card shows: the checks generated from actions.json; decisions the executor does not
+approval first, denial, no retry, session grant or its absence, forged "always", what the
+card shows, and one card and one run per call whatever the page's lifecycle: the checks
+generated from actions.json; decisions the executor does not
 know, and an action that became unavailable while its card was open:
 test_approval_decisions.py.)"""
 
@@ -12,7 +13,6 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import pytest
-from page_lifecycle import LIFECYCLES, SAVE_ENDPOINT, Lifecycle, ask_after, calls_to
 from playwright.sync_api import Page, expect
 from testbed_actions import (
     GO_AHEAD,
@@ -166,15 +166,6 @@ def test_approval_card_stays_open_until_a_decision_button_is_clicked(
     assert tutorial_server.state.snapshot() == INITIAL_WORKSPACE
 
 
-# ---- approval-shows-exact-arguments -----------------------------------------------------
-
-
-# ---- approval-before-side-effects -------------------------------------------------------
-
-
-# ---- denial-respected, no-silent-retry --------------------------------------------------
-
-
 @pytest.mark.guarantee("approval-only-by-click")
 def test_decision_attribute_around_the_dock_does_not_decide_a_click_on_the_card(
     testbed: Testbed, dock: Dock, timeline: Timeline, model: ModelHandle, locale: str,
@@ -258,23 +249,3 @@ def test_a_key_that_is_no_activation_on_a_focused_card_button_answers_nothing(
                                  f"and Deny the model should get one PERMISSION_DENIED, it "
                                  f"got {results}", timeline)
     assert tutorial_server.state.snapshot() == INITIAL_WORKSPACE
-
-
-@pytest.mark.guarantee("approval-before-side-effects")
-@pytest.mark.parametrize("lifecycle", LIFECYCLES)
-def test_one_approved_call_runs_once_as_served_after_a_rerender_and_after_a_remount(
-    tutorial_page: Page, dock: Dock, timeline: Timeline, tutorial_server: TutorialServer,
-    say: Say, lifecycle: Lifecycle,
-) -> None:
-    # page_lifecycle.py: one approval permits one run (CopilotKit#2310 reported several).
-    start = ask_after(dock, timeline, lifecycle, say("save"))
-    expect(dock.approval_for(SAVE)).to_be_visible()
-    dock.approve()
-
-    guarantees.approval_before_side_effects(timeline, action=SAVE, since=start)
-    timeline.require_business_requests_seen()
-    runs = calls_to(timeline, f"POST {SAVE_ENDPOINT}", start)
-    if runs != 1:
-        raise GuaranteeViolation("approval-before-side-effects", f"one approved call of {SAVE} "
-                                 f"sent POST {SAVE_ENDPOINT} {runs} times", timeline)
-    assert tutorial_server.state.snapshot().name == FIRST_NAME

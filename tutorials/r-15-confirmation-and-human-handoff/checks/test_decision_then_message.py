@@ -8,9 +8,7 @@ is seen doing it instead of failing on the wire."""
 from __future__ import annotations
 
 import pytest
-from page_lifecycle import LIFECYCLES, Lifecycle, ask_after
 from playwright.sync_api import Page, expect
-from workspace_state import INITIAL_WORKSPACE
 
 from pling_harness import Dock, ModelHandle, Say, Timeline, TutorialServer, guarantees
 
@@ -53,18 +51,3 @@ def test_a_denial_reaches_the_model_even_when_a_message_follows_it(
                                              guarantee="denial-respected")
     guarantees.no_business_request(timeline, since=before, guarantee="denial-respected")
     assert not tutorial_server.state.snapshot().archived
-
-
-@pytest.mark.guarantee("denial-respected")
-@pytest.mark.parametrize("lifecycle", LIFECYCLES)
-def test_a_denied_call_runs_nothing_as_served_after_a_rerender_and_after_a_remount(
-    tutorial_page: Page, dock: Dock, timeline: Timeline, tutorial_server: TutorialServer,
-    model: ModelHandle, say: Say, locale: str, lifecycle: Lifecycle,
-) -> None:
-    start = ask_after(dock, timeline, lifecycle, say("archive"))
-    expect(dock.approval_for(ARCHIVE)).to_be_visible()
-    dock.deny()
-
-    guarantees.denial_respected(timeline, action=ARCHIVE, since=start,
-                                success_phrases=model.success_phrases(ARCHIVE, locale))
-    assert tutorial_server.state.snapshot() == INITIAL_WORKSPACE
