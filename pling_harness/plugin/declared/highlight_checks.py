@@ -31,7 +31,7 @@ HIGHLIGHT_CHECKS: tuple[tuple[str, tuple[str, ...]], ...] = (
 # panel in it.
 MIN_HEIGHT_PX = 320
 MIN_WIDTH_PX = 480
-# How far a scroll moves the page: visibly, yet a centred target stays in view.
+# How far a scroll moves the page, at most: visibly, and a centred target stays in view.
 SCROLL_BY_PX = 120
 # Less than this is no move: the highlight's own tolerance is 1 px.
 MIN_MOVE_PX = 8.0
@@ -95,10 +95,10 @@ def _off_screen(page: Page, element: Locator) -> None:
     above = layout.document - layout.window >= layout.bottom
     if not below_the_fold and not above:
         # The tallest window with the target below the fold, or above once scrolled down.
-        height = int(max(layout.top, layout.document - layout.bottom)) - 1
+        height = int(max(layout.top, layout.content - layout.bottom)) - 1
         if height < MIN_HEIGHT_PX:
             raise Unmovable(f"its top is {layout.top:.0f} px down a document of "
-                            f"{layout.document:.0f} px: no window {MIN_HEIGHT_PX} px or taller "
+                            f"{layout.content:.0f} px: no window {MIN_HEIGHT_PX} px or taller "
                             f"leaves it off-screen")
         size = page.viewport_size
         assert size is not None
@@ -121,7 +121,7 @@ def highlight_follows_scroll(run: DeclaredRun) -> None:
     if layout.document - layout.window < 2 * SCROLL_BY_PX:
         size = page.viewport_size
         assert size is not None
-        height = max(MIN_HEIGHT_PX, int(layout.document) - 2 * SCROLL_BY_PX)
+        height = max(MIN_HEIGHT_PX, int(layout.content) - 2 * SCROLL_BY_PX)
         moves.resize_to(page, {"width": size["width"], "height": min(height, size["height"])})
     _through_steps(run, page, once_shown=_scroll_both_ways)
 
@@ -129,9 +129,13 @@ def highlight_follows_scroll(run: DeclaredRun) -> None:
 def _scroll_both_ways(run: DeclaredRun, target: str, element: Locator) -> None:
     page = element.page
     scrolled_any = False
-    for delta in (SCROLL_BY_PX, -SCROLL_BY_PX):
+    for down in (True, False):
         before = moves.box_of(element)
-        scrolled = moves.scroll_by(page, delta)
+        # At most half the way out of view, so the target stays in it.
+        room = before["y"] + before["height"] if down else \
+            moves.layout_of(element).window - before["y"]
+        distance = min(SCROLL_BY_PX, room / 2)
+        scrolled = moves.scroll_by(page, distance if down else -distance)
         if abs(scrolled) < MIN_MOVE_PX:
             continue  # the document's end: the other way must scroll
         after = moves.box_of(element)
@@ -140,8 +144,10 @@ def _scroll_both_ways(run: DeclaredRun, target: str, element: Locator) -> None:
         scrolled_any = True
         guarantees.highlight_covers_target(run.timeline, target=target)
     if not scrolled_any:
-        raise Unmovable(f"the document scrolls less than {MIN_MOVE_PX:.0f} px from it, or "
-                        "it does not move with the document")
+        layout = moves.layout_of(element)
+        raise Unmovable(f"the document ({layout.document:.0f} px in a window of "
+                        f"{layout.window:.0f} px) scrolls less than {MIN_MOVE_PX:.0f} px "
+                        "either way, or the target does not move with it")
 
 
 def highlight_follows_resize(run: DeclaredRun) -> None:

@@ -34,11 +34,15 @@ SCROLL_TO_END = """async (end) => {
 # would otherwise wait for the promise itself.
 NEXT_RESIZE = """() => ({ handled: new Promise((resolve) =>
   window.addEventListener("resize", resolve, { once: true })) })"""
-# Where the element is in the document, and how tall the document and the window are.
+# Where the element is in the document, how tall the document (at least the window) and its
+# content (whatever the window) are, and the window's height.
 LAYOUT = """(element) => {
   const box = element.getBoundingClientRect();
+  const content = Math.max(document.documentElement.getBoundingClientRect().height,
+                           document.body.getBoundingClientRect().bottom + window.scrollY);
   return { top: box.top + window.scrollY, bottom: box.bottom + window.scrollY,
-           document: document.scrollingElement.scrollHeight, window: window.innerHeight };
+           document: document.scrollingElement.scrollHeight, content,
+           window: window.innerHeight };
 }"""
 # Whether any of the element's box is inside the window (as Playwright's in-viewport, without
 # waiting for it).
@@ -85,12 +89,13 @@ GROW_INSERTED = """async (element, height) => {
 
 @dataclass(frozen=True)
 class Layout:
-    """An element's top and bottom in the document, the document's height and the window's
-    (px)."""
+    """An element's top and bottom in the document, the document's height (at least the
+    window's), its content's and the window's (px)."""
 
     top: float
     bottom: float
     document: float
+    content: float
     window: float
 
 
@@ -118,7 +123,8 @@ def box_change(before: FloatRect, after: FloatRect) -> float:
 def layout_of(element: Locator) -> Layout:
     measured = element.evaluate(LAYOUT)
     return Layout(top=float(measured["top"]), bottom=float(measured["bottom"]),
-                  document=float(measured["document"]), window=float(measured["window"]))
+                  document=float(measured["document"]), content=float(measured["content"]),
+                  window=float(measured["window"]))
 
 
 def in_view(element: Locator) -> bool:
