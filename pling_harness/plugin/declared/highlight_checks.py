@@ -90,6 +90,8 @@ def highlight_brings_target_into_view(run: DeclaredRun) -> None:
 
 
 def _off_screen(page: Page, element: Locator) -> None:
+    if element.count() == 0:  # a later step's target may come only with its step
+        raise Unmovable("it is not on the page before its step is shown")
     layout = moves.layout_of(element)
     below_the_fold = layout.top >= layout.window
     above = layout.document - layout.window >= layout.bottom
