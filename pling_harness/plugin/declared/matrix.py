@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal, get_args
 
+from pling_harness.plugin.declared.highlight_checks import HIGHLIGHT_CHECKS
 from pling_harness.project.action_table import ActionRow, ActionTable
 
 # The attribute of `test_declared` holding its cases, which collection.py parametrizes first
@@ -81,6 +82,7 @@ def _handoff_checks(row: ActionRow) -> list[tuple[str, tuple[str, ...]]]:
         ("handoff-done-requires-expect", ("handoff-done-requires-expect", "handoff-guidance")),
         ("success-only-after-published", ("success-only-after-published", "handoff-receipt",
                                           "handoff-never-writes-target")),
+        *HIGHLIGHT_CHECKS,  # each step's highlight however the page moves
     ]
 
 

@@ -1,7 +1,7 @@
-"""Handoff guidance (SPEC §4) on r-15: the reason and the ordered steps in the page's own words,
-and each highlight covering its target however the page moves (scroll, resize, layout). When a
-step advances (Next, Back, typing, a click), and the highlights going with Cancel, Done and a
-new conversation, are the checks generated from actions.json.
+"""Handoff guidance (SPEC §4) on r-15: the reason and the ordered steps in the page's own words.
+When a step advances (Next, Back, typing, a click), each highlight covering its target however
+the page moves (brought into view, scroll, resize, content added above it), and the highlights
+going with Cancel, Done and a new conversation, are the checks generated from actions.json.
 
 On the testbed, with handoffs registered as a page does (`testbed.scripts`), steps advance on
 the kinds of targets the spec names, whatever they are: an input the user clicks (`button`,
@@ -14,10 +14,8 @@ refused, the step highlighting the first element.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import pytest
-from playwright.sync_api import FloatRect, Locator, Page, ViewportSize, expect
+from playwright.sync_api import Locator, Page, expect
 from testbed_actions import GO_AHEAD, GO_AHEAD_PATTERN
 
 from pling_harness import (
@@ -43,77 +41,16 @@ def start_page_handoff(dock: Dock, model: ModelHandle, locale: str, *, action: s
     expect(dock.handoff_step(0, current=True)).to_be_visible()
     return dock.handoff_current_step
 
-if TYPE_CHECKING:  # the checks' conftest.py; pytest imports it, tests only name its types
-    from conftest import Workspace
 
 PUBLISH = "publish_changes"
 CODE_TARGET = "verification_code"
 # The handoff's two steps, in order: the targets they point at.
 PUBLISH_STEP_TARGETS = (CODE_TARGET, PUBLISH)
-# Small enough that the code field (and the Publish button next to it) starts below the fold.
-SMALL_VIEWPORT: ViewportSize = {"width": 900, "height": 500}
-# Far enough to move the highlighted target visibly, little enough to keep it in view.
-SCROLL_BY_PX = 120
-# Two window widths at which the page keeps its two-column layout (it stacks at 1100 px and
-# stops growing at 1380 px): the flexible code field changes size, and the Publish button
-# beside it moves without changing size, so only the window's resize can tell its overlay.
-WIDE_VIEWPORT: ViewportSize = {"width": 1280, "height": 720}
-NARROWER_VIEWPORT: ViewportSize = {"width": 1180, "height": 720}
-# Height of the content the layout checks add above the targets, and how much it then grows.
-INSERTED_PX = 48
-GROWN_PX = 96
-
-# Scrolls the page like a user would and resolves once the page has handled the scroll
-# event (the overlay repositions on it); returns how far the page really moved.
-SCROLL_AND_SETTLE = """async (dy) => {
-  const before = window.scrollY;
-  const handled = new Promise((resolve) =>
-    window.addEventListener("scroll", resolve, { once: true }));
-  window.scrollBy({ top: dy, behavior: "instant" });
-  if (window.scrollY === before) return 0;
-  await handled;
-  return window.scrollY - before;
-}"""
-# The window's next resize event, listened for after the page's own listeners, so once the
-# promise resolves the page has handled the resize. Wrapped in an object: evaluate_handle
-# would otherwise wait for the promise itself.
-NEXT_RESIZE = """() => ({ handled: new Promise((resolve) =>
-  window.addEventListener("resize", resolve, { once: true })) })"""
-# Content above the targets, as a late banner would add it: inserted at the top of the page's
-# main column (or grown, if already there); resolves after the page's mutation observers ran.
-# Returns how far the page scrolled meanwhile, which must be 0 (else scrolling did the work).
-# Scroll anchoring is turned off for the document: a page that scrolled its target into view
-# (not at the top) would otherwise be scrolled by the browser to keep the target still, and
-# the check would see no layout change at all.
-GROW_CONTENT_ABOVE = """async (height) => {
-  document.scrollingElement.style.overflowAnchor = "none";
-  const scrolledFrom = window.scrollY;
-  let block = document.querySelector("[data-harness-inserted]");
-  if (!block) {
-    block = document.createElement("div");
-    block.setAttribute("data-harness-inserted", "");
-    block.textContent = "banner";
-    document.querySelector("main").prepend(block);
-  }
-  block.style.height = `${height}px`;
-  await new Promise((resolve) => queueMicrotask(resolve));
-  return window.scrollY - scrolledFrom;
-}"""
 
 
 def start_publish_handoff(dock: Dock, say: Say) -> None:
     dock.ask(say("publish"))
     expect(dock.handoff_for(PUBLISH)).to_be_visible()
-
-
-def box_of(dock: Dock, target: str) -> FloatRect:
-    box = dock.target(target).bounding_box()
-    assert box is not None, f"{target} has no box"
-    return box
-
-
-def moved(before: FloatRect, after: FloatRect) -> float:
-    return max(abs(before["x"] - after["x"]), abs(before["y"] - after["y"]))
 
 
 # ---- reason and steps ------------------------------------------------------------------
@@ -135,83 +72,6 @@ def test_handoff_shows_localised_reason_and_both_steps_in_order(
     for index, target in enumerate(PUBLISH_STEP_TARGETS):
         expect(dock.handoff_step(index, target=target)).to_be_visible()
     expect(dock.handoff_step(0, current=True)).to_be_visible()
-
-
-# ---- highlights follow their targets ---------------------------------------------------
-
-
-@pytest.mark.guarantee("handoff-guidance")
-def test_highlight_brings_off_screen_targets_into_view(
-    tutorial_page: Page, dock: Dock, timeline: Timeline, workspace: Workspace, say: Say,
-) -> None:
-    tutorial_page.set_viewport_size(SMALL_VIEWPORT)
-    expect(workspace.code_field).not_to_be_in_viewport()  # else this check could not fail
-
-    start_publish_handoff(dock, say)
-    guarantees.highlight_covers_target(timeline, target=CODE_TARGET)
-
-    tutorial_page.evaluate("() => window.scrollTo({ top: 0, behavior: 'instant' })")
-    expect(workspace.publish_button).not_to_be_in_viewport()
-    dock.handoff_next()
-    guarantees.highlight_covers_target(timeline, target=PUBLISH)
-
-
-@pytest.mark.guarantee("handoff-guidance")
-def test_highlight_follows_its_target_when_the_page_scrolls(
-    tutorial_page: Page, dock: Dock, timeline: Timeline, say: Say,
-) -> None:
-    tutorial_page.set_viewport_size(SMALL_VIEWPORT)
-    start_publish_handoff(dock, say)
-    guarantees.highlight_covers_target(timeline, target=CODE_TARGET)
-
-    for step, target in enumerate(PUBLISH_STEP_TARGETS):
-        if step:
-            dock.handoff_next()
-        for delta in (SCROLL_BY_PX, -SCROLL_BY_PX):
-            scrolled = tutorial_page.evaluate(SCROLL_AND_SETTLE, delta)
-            assert abs(scrolled) >= SCROLL_BY_PX / 2, f"the page scrolled only {scrolled}px"
-            guarantees.highlight_covers_target(timeline, target=target)
-
-
-@pytest.mark.guarantee("handoff-guidance")
-def test_highlight_follows_its_target_when_the_window_is_resized(
-    tutorial_page: Page, dock: Dock, timeline: Timeline, say: Say,
-) -> None:
-    tutorial_page.set_viewport_size(WIDE_VIEWPORT)
-    start_publish_handoff(dock, say)
-
-    for step, target in enumerate(PUBLISH_STEP_TARGETS):
-        if step:
-            dock.handoff_next()
-        guarantees.highlight_covers_target(timeline, target=target)
-        for size in (NARROWER_VIEWPORT, WIDE_VIEWPORT):
-            before = box_of(dock, target)
-            resized = tutorial_page.evaluate_handle(NEXT_RESIZE)
-            tutorial_page.set_viewport_size(size)
-            tutorial_page.evaluate("resize => resize.handled", resized)
-            assert moved(before, box_of(dock, target)) >= 10, (
-                f"resizing to {size} did not move {target}; this check needs it to")
-            guarantees.highlight_covers_target(timeline, target=target)
-
-
-@pytest.mark.guarantee("handoff-guidance")
-def test_highlight_follows_its_target_when_content_above_it_grows(
-    tutorial_page: Page, dock: Dock, timeline: Timeline, say: Say,
-) -> None:
-    start_publish_handoff(dock, say)
-
-    for step, (target, height) in enumerate(zip(PUBLISH_STEP_TARGETS, (INSERTED_PX, GROWN_PX),
-                                                strict=True)):
-        if step:
-            dock.handoff_next()
-        guarantees.highlight_covers_target(timeline, target=target)
-        before = box_of(dock, target)
-        scrolled = tutorial_page.evaluate(GROW_CONTENT_ABOVE, height)
-        after = box_of(dock, target)
-        # The target moved down with the content, and not because the page scrolled.
-        assert after["y"] - before["y"] >= INSERTED_PX / 2, (before, after)
-        assert scrolled == 0, f"the page scrolled {scrolled}px; this check needs it still"
-        guarantees.highlight_covers_target(timeline, target=target)
 
 
 # ---- on the testbed: when a step advances -----------------------------------------------
