@@ -27,6 +27,9 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers", "guarantee(name): the executor guarantee this check proves (summary, "
                    "mutation report)")
+    config.addinivalue_line(
+        "markers", "pling_on_testbed: a generated check of a testbed row, read with the page "
+                   "contract's driver (the testbed runs the reference runtime)")
     root = pling_root(config)  # fail fast on a bad --pling-root or [tool.pling]
     if root is None:
         # No tutorials here: options, the marker and fixtures only, so an unrelated suite

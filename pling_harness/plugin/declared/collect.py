@@ -37,6 +37,7 @@ from pling_harness.plugin.declared.context import DeclaredRun
 from pling_harness.plugin.declared.examples import add_options
 from pling_harness.plugin.declared.matrix import DECLARED_CASES, DeclaredCheck, declared_checks
 from pling_harness.plugin.declared.testbed_run import checks_of_testbed_rows, run_of_testbed_row
+from pling_harness.plugin.driver import ON_TESTBED_MARK
 from pling_harness.plugin.external import ServedTutorial
 from pling_harness.plugin.factories import OpenTutorialPage
 from pling_harness.plugin.options import pling_root
@@ -139,10 +140,14 @@ class ActionTableFile(pytest.Module):
             raise self.CollectError(str(error)) from None
         module = types.ModuleType(f"pling_declared_{tutorial.id.replace('-', '_')}")
         module.__file__ = str(self.path)
+        on_testbed = [getattr(pytest.mark, ON_TESTBED_MARK)]
         cases = [pytest.param(check, locale, id=f"{check.id}-{locale}",
-                              marks=[pytest.mark.guarantee(g) for g in check.guarantees])
-                 for check in [*declared_checks(table),
-                               *(checks_of_testbed_rows(testbed) if testbed else [])]
+                              marks=[*(pytest.mark.guarantee(g) for g in check.guarantees),
+                                     *(on_testbed if testbed_row else [])])
+                 for check, testbed_row in [
+                     *((check, False) for check in declared_checks(table)),
+                     *((check, True) for check in
+                       (checks_of_testbed_rows(testbed) if testbed else []))]
                  for locale in run_locales(self.config, tutorial)]
         test = _declared_test(table, testbed)
         setattr(test, DECLARED_CASES, cases)
