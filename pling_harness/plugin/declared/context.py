@@ -24,6 +24,7 @@ from pling_harness.project.action_table import ActionRow, ActionTable, FromBacke
 from pling_harness.project.business_state import BusinessState
 from pling_harness.project.texts import Say, Words
 from pling_harness.server.backend import tutorial_backend
+from pling_harness.server.model.conversation import ToolResultSeen
 from pling_harness.server.model.handle import ModelHandle, calling, tool_call
 from pling_harness.server.model.wire import FunctionDefinition
 
@@ -67,14 +68,31 @@ class DeclaredRun:
     def state(self) -> BusinessState:
         return self.served.state.snapshot()
 
-    def expect_nothing_asked(self, since: Mark, *, guarantee: str, after: str) -> None:
+    def expect_nothing_shown(self, since: Mark, *, guarantee: str, after: str) -> None:
         """No card and no handoff shown since `since` (`after` says what came before them in
-        the violation), and the business state unchanged."""
+        the violation)."""
         for part in ("approval", "handoff"):
             if self.timeline.shown(part, since):
                 raise GuaranteeViolation(guarantee, f"a {part} was shown {after}",
                                          self.timeline)
+
+    def expect_nothing_asked(self, since: Mark, *, guarantee: str, after: str) -> None:
+        """Nothing shown since `since` (`expect_nothing_shown`), and the business state
+        unchanged."""
+        self.expect_nothing_shown(since, guarantee=guarantee, after=after)
         guarantees.state_unchanged(self.timeline, since=since, guarantee=guarantee)
+
+    def expect_failure_envelope(self, result: ToolResultSeen, code: str,
+                                guarantee: str) -> None:
+        """SPEC §5's failure envelope `{"ok": false, "code", "message"}`, nothing else, with
+        a message."""
+        envelope = result.envelope
+        if not (envelope is not None and set(envelope) == {"ok", "code", "message"}
+                and envelope["ok"] is False and envelope["code"] == code
+                and isinstance(envelope["message"], str) and envelope["message"].strip()):
+            raise GuaranteeViolation(guarantee, f"call {result.call_id} should get a {code} "
+                                     f"failure envelope; the model received "
+                                     f"{result.content!r}", self.timeline)
 
     def expect_cards(self, since: Mark, guarantee: str, count: int) -> None:
         """The call to the action since `since` showed exactly `count` approval cards."""

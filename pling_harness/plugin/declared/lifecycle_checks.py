@@ -47,7 +47,8 @@ def registered_once(run: DeclaredRun, lifecycle: Lifecycle) -> None:
     else:
         ran = lifecycle_guarantees(run.row)[-1]  # a handler run once, or the projection
         asked = _asked(run)
-        _nothing_shown(run, asked, ran)
+        run.expect_nothing_shown(asked, guarantee=ran,
+                                 after=f"for a call to {run.action}, which asks nothing")
         run.expect_ran_once(asked, run.call_arguments(asked), ran)
     # Every request of the check, the decisions' follow-ups included.
     guarantees.projection_exactly(run.timeline, tools=run.table.names(), since=start)
@@ -88,13 +89,6 @@ def _one_handoff(run: DeclaredRun) -> None:
                                  f"show one handoff, {len(panels)} appeared", run.timeline)
     guarantees.handoff_without_approval(run.timeline, action=run.action, since=asked)
     run.dock.handoff_cancel()
-
-
-def _nothing_shown(run: DeclaredRun, since: Mark, guarantee: str) -> None:
-    for part in ("approval", "handoff"):
-        if run.timeline.shown(part, since):
-            raise GuaranteeViolation(guarantee, f"a call to {run.action}, which asks nothing, "
-                                     f"showed a {part}", run.timeline)
 
 
 # Each lifecycle's check by its name in matrix.py ("registered-once-remount").

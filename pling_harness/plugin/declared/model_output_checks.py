@@ -58,17 +58,6 @@ def _results(run: DeclaredRun, since: Mark, wanted: int, guarantee: str) -> list
     return received
 
 
-def _failure(result: ToolResultSeen, code: str, guarantee: str, run: DeclaredRun) -> None:
-    """SPEC §5's failure envelope `{"ok": false, "code", "message"}`, nothing else."""
-    envelope = result.envelope
-    if not (envelope is not None and set(envelope) == {"ok", "code", "message"}
-            and envelope["ok"] is False and envelope["code"] == code
-            and isinstance(envelope["message"], str) and envelope["message"].strip()):
-        raise GuaranteeViolation(guarantee, f"call {result.call_id} should get a {code} "
-                                 f"failure envelope; the model received {result.content!r}",
-                                 run.timeline)
-
-
 def _notices_mean(run: DeclaredRun, code: str, *, naming: str, count: int) -> None:
     shown = run.dock.messages("notice", code=code)
     _expect_notices(run, code, count, LOOP_LIMIT if code == "LOOP_LIMIT" else HOSTILE)
@@ -105,7 +94,7 @@ def fifty_calls_in_one_reply(run: DeclaredRun) -> None:
         raise GuaranteeViolation(LOOP_LIMIT, f"the calls within the cap should each get "
                                  f"{harmless.code}; they got {within}", run.timeline)
     for result in received[MAX_TOOL_CALLS_PER_REPLY:]:
-        _failure(result, "LOOP_LIMIT", LOOP_LIMIT, run)
+        run.expect_failure_envelope(result, "LOOP_LIMIT", LOOP_LIMIT)
     _notices_mean(run, "LOOP_LIMIT", naming=described(run, refused_action),
                   count=CALLS_IN_ONE_REPLY - MAX_TOOL_CALLS_PER_REPLY)
     run.expect_nothing_asked(before, guarantee=LOOP_LIMIT, after=REFUSED)
@@ -139,7 +128,7 @@ def model_calls_per_turn_capped(run: DeclaredRun) -> None:
     if codes != [harmless.code] * (MAX_MODEL_CALLS_PER_TURN - 1) + ["LOOP_LIMIT"]:
         raise GuaranteeViolation(LOOP_LIMIT, f"seven calls handled, then the 8th reply's "
                                  f"refused LOOP_LIMIT; the model received {codes}", run.timeline)
-    _failure(received[-1], "LOOP_LIMIT", LOOP_LIMIT, run)
+    run.expect_failure_envelope(received[-1], "LOOP_LIMIT", LOOP_LIMIT)
     if received[-1].call_id != f"call_again_{MAX_MODEL_CALLS_PER_TURN}":
         raise GuaranteeViolation(LOOP_LIMIT, f"the refusal should answer the 8th reply's call; "
                                  f"it answered {received[-1].call_id}", run.timeline)
@@ -161,7 +150,7 @@ def repeated_call_id_refused(run: DeclaredRun) -> None:
     if (first.call_id, first.code) != ("call_dup", harmless.code):
         raise GuaranteeViolation(HOSTILE, f"the first call should get {harmless.code}; "
                                  f"it got {first.describe()}", run.timeline)
-    _failure(second, "INVALID_PARAMS", HOSTILE, run)
+    run.expect_failure_envelope(second, "INVALID_PARAMS", HOSTILE)
     assert second.envelope is not None
     if "call_dup" not in str(second.envelope["message"]):
         raise GuaranteeViolation("invalid-params-names-the-argument", f"the model was told "

@@ -31,12 +31,11 @@ def refused_before_prompt(run: DeclaredRun) -> None:
     run.open()
     before = run.call(testbed_run.testbed_table.call_arguments(testbed_run.row_name))
     received = [r for r in run.timeline.tool_results(before) if r.call_id == run.last_call_id]
-    envelope = received[0].envelope if received else None
-    if not (envelope is not None and set(envelope) == {"ok", "code", "message"}
-            and envelope["ok"] is False and envelope["code"] == code
-            and isinstance(envelope["message"], str) and envelope["message"].strip()):
+    if not received:
         raise GuaranteeViolation(NAME, f"the model should receive a {code} failure envelope "
-                                 f"{{ok, code, message}}; it received {envelope}", run.timeline)
+                                 f"for {run.last_call_id}; it received no result for it",
+                                 run.timeline)
+    run.expect_failure_envelope(received[0], code, NAME)
     expect(run.dock.messages("notice", code=code)).to_have_count(1)
     desc = str(testbed_run.testbed_table.declaration(testbed_run.row_name)["desc"])
     guarantees.notice_means(run.timeline, run.words, code=code, action=run.action, naming=desc,
