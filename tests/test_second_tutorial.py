@@ -84,6 +84,22 @@ def test_its_whole_matrix_comes_from_its_table_and_passes(
     assert "32/32 guarantees proven in en" in out
 
 
+def test_its_node_ids_are_the_same_from_any_starting_folder(
+    board: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # A folder beside the board: with no rootdir given, pytest would take their common
+    # ancestor (the temp folder) and prefix every node id with the board's own path.
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+
+    code, tests = check(board, tmp_path / "report.json", "-k", "table-projection-complete")
+
+    assert code == 0
+    assert [t["nodeid"] for t in tests] == [
+        f"tutorials/{BOARD_ID}/actions.json::test_declared[table-projection-complete-en-chromium]"]
+
+
 def test_a_table_that_misses_an_action_of_the_page_fails_naming_both(
     tmp_path: Path, capsys: pytest.CaptureFixture[str],
 ) -> None:

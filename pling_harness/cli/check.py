@@ -45,10 +45,13 @@ def pytest_command(
     """The child pytest run, told the tutorial and root it checks (so the plugin serves the
     same one); artifact and junit flags ride along in `pytest_args` untouched. No settings
     of ours: pytest finds the user's (or none) from the checks folder, as it would if they
-    ran it themselves."""
+    ran it themselves. The root is its rootdir: without one, a root with no settings file
+    would get the common ancestor of it and the current folder, and node ids (JUnit names,
+    `-k`, stored shard durations) would change with the folder a run starts from."""
     tutorial_directory = root / TUTORIALS_DIR_NAME / tutorial_dir_name
     command = [sys.executable, "-m", "pytest",
                *(str(path) for path in check_paths(tutorial_directory)),
+               "--rootdir", str(root),
                TUTORIAL_OPTION, tutorial_dir_name, "--pling-root", str(root),
                "--pling-report", str(report)]
     if locale is not None:
