@@ -17,9 +17,9 @@ machine makes every figure an upper bound; run it on a quiet one):
 4. the whole suite through a browser server in another process (`browser-server`, then
    `check r-15 --connect`).
 
-The figures replace what stands between the page's `<!-- measured:begin -->` and
-`<!-- measured:end -->` markers, with the date, the commit and the load; nothing else in the
-page is touched. It asserts nothing: the goals are read from the table.
+It prints the figures, then records them in docs/measurements.json with the date, the commit
+and the load, and rewrites docs/measurements.md from it (`scripts/figures.py`). It asserts
+nothing: the goals are read from the table.
 """
 
 from __future__ import annotations
@@ -38,11 +38,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import bench
+import figures
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 CLI = PROJECT_ROOT / ".venv" / "bin" / "pling-tutorial"
-PAGE = PROJECT_ROOT / "docs" / "measurements.md"
-BEGIN, END = "<!-- measured:begin -->", "<!-- measured:end -->"
 SHARDS = 4
 REPORT_FILE = "report.json"
 
@@ -174,14 +173,36 @@ def render(pairs: list[bench.PairFigures], serial: Run, shards: list[Run], merge
     return "\n".join(lines)
 
 
-def write(block: str) -> None:
-    text = PAGE.read_text(encoding="utf-8")
-    if BEGIN not in text or END not in text:
-        raise SystemExit(f"{PAGE}: the markers {BEGIN} and {END} are missing")
-    head, rest = text.split(BEGIN, 1)
-    _, tail = rest.split(END, 1)
-    PAGE.write_text(f"{head}{BEGIN}\n{block}\n{END}{tail}", encoding="utf-8")
-    print(f"wrote {PAGE.relative_to(PROJECT_ROOT)}")
+def recorded(pairs: list[bench.PairFigures], serial: Run, shards: list[Run], merged: Run,
+             connect: Run) -> list[figures.Figure]:
+    """The figures of this run, as records of docs/measurements.json."""
+    ms = 1000
+    by_hand = pairs[1]
+    slowest, fastest = max(run.seconds for run in shards), min(run.seconds for run in shards)
+    same = merged.results == serial.results and merged.proven == serial.proven
+    loads = [run.load for run in (serial, *shards, merged, connect)]
+    when = {"date": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d"),
+            "commit": commit(), "load": f"{min(loads):.1f}-{max(loads):.1f}",
+            "topic": "Checks and their cost"}
+    return [
+        figures.Figure(key="check-vs-hand-written", **when,
+                       what="a check / a hand-written pytest-playwright test of the same steps "
+                       "on our page, pair by pair",
+                       value=f"{by_hand.ratio:.2f} ({by_hand.check_wall * ms:.0f} ms against "
+                       f"{by_hand.base_wall * ms:.0f} ms; CPU {by_hand.cpu_ratio:.2f})",
+                       goal="≤ 0.8", command=".venv/bin/python scripts/measure.py"),
+        figures.Figure(key="shard-ratio", **when,
+                       what=f"slowest of {SHARDS} shards / serial run; slowest shard / fastest",
+                       value=f"{slowest / serial.seconds:.2f}; {slowest / fastest:.2f} (merged "
+                       f"report of the {SHARDS} {'the same as' if same else 'DIFFERENT from'} "
+                       "the serial run's)",
+                       goal="≤ 0.3; ≤ 1.15", command=".venv/bin/python scripts/measure.py"),
+        figures.Figure(key="browser-server", **when,
+                       what="r-15's whole suite through a browser server in another process",
+                       value=f"{connect.outcomes.get('passed', 0)} passed, "
+                       f"{connect.outcomes.get('failed', 0)} failed, exit {connect.exit_code}",
+                       goal="passes", command=".venv/bin/python scripts/measure.py"),
+    ]
 
 
 def main() -> int:
@@ -189,7 +210,7 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=12,
                         help=f"bench blocks of {bench.BLOCK} tests of each kind (default 12)")
     parser.add_argument("--no-write", action="store_true",
-                        help="print the figures; leave docs/measurements.md as it is")
+                        help="print the figures; leave docs/measurements.json as it is")
     parser.add_argument("-k", dest="select", metavar="EXPR",
                         help="only the checks pytest's -k EXPR selects (a quick try; "
                         "implies --no-write)")
@@ -216,7 +237,8 @@ def main() -> int:
     print(block)
     print(f"after: {bench.load()}")
     if not (args.no_write or args.select):
-        write(block)
+        figures.record(recorded(pairs, serial, shards, merged, connect))
+        print(f"recorded in {figures.FIGURES.relative_to(PROJECT_ROOT)}")
     return 0
 
 

@@ -9,8 +9,8 @@ One after another: `pling-tutorial dev r-15` (our page), `dev r-15 --page react`
 `dev r-15 --page react-build`, each on a port of its own, and against each `check r-15
 --base-url URL --report DIR`, zh and en. It compares what the three reports prove (the
 (guarantee, locale) pairs whose every check passed), which checks ran and which were
-n/a (external), and rewrites the block between `<!-- react:begin -->` and
-`<!-- react:end -->` in docs/measurements.md. It asserts nothing.
+n/a (external), prints the table and records its verdict in docs/measurements.json
+(`scripts/figures.py` writes the page). It asserts nothing.
 """
 
 from __future__ import annotations
@@ -23,11 +23,11 @@ import sys
 import tempfile
 from pathlib import Path
 
+import figures
 import measure
 
 PAGES = (("ours", "our page (`dev r-15`)"), ("react", "React, Vite dev server"),
          ("react-build", "React, production build"))
-BEGIN, END = "<!-- react:begin -->", "<!-- react:end -->"
 FIRST_PORT = 5380
 # The reports are read for what they prove; a trace of every check would double the runs.
 NO_TRACES = ["--tracing=off"]
@@ -88,20 +88,29 @@ def render(runs: dict[str, measure.Run]) -> str:
     return "\n".join(lines)
 
 
-def write(block: str) -> None:
-    text = measure.PAGE.read_text(encoding="utf-8")
-    if BEGIN not in text or END not in text:
-        raise SystemExit(f"{measure.PAGE}: the markers {BEGIN} and {END} are missing")
-    head, rest = text.split(BEGIN, 1)
-    _, tail = rest.split(END, 1)
-    measure.PAGE.write_text(f"{head}{BEGIN}\n{block}\n{END}{tail}", encoding="utf-8")
-    print(f"wrote {measure.PAGE.relative_to(measure.PROJECT_ROOT)}")
+def recorded(runs: dict[str, measure.Run]) -> figures.Figure:
+    """The verdict of this run, as a record of docs/measurements.json."""
+    ours = runs["ours"]
+    names = dict(PAGES)
+    verdicts = "; ".join(
+        f"{names[page]}: {measure.checks(run)} checks, proven "
+        f"{'the same' if run.proven == ours.proven else 'NOT the same'}, checks and outcomes "
+        f"{'the same' if run.results == ours.results else 'NOT the same'}, {run.seconds:.0f} s"
+        for page, run in runs.items() if page != "ours")
+    loads = [run.load for run in runs.values()]
+    return figures.Figure(
+        key="react-parity", topic="Framework pages",
+        what="r-15's whole suite on the React page against our page, zh and en",
+        value=f"{verdicts} (ours {ours.seconds:.0f} s)", goal="the same",
+        date=datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d"), commit=measure.commit(),
+        load=f"{min(loads):.1f}-{max(loads):.1f}",
+        command=".venv/bin/python scripts/react_parity.py")
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--no-write", action="store_true",
-                        help="print the figures; leave docs/measurements.md as it is")
+                        help="print the figures; leave docs/measurements.json as it is")
     parser.add_argument("-k", dest="select", metavar="EXPR",
                         help="only the checks pytest's -k EXPR selects (implies --no-write)")
     args = parser.parse_args()
@@ -120,7 +129,7 @@ def main() -> int:
     block = render(runs)
     print(block)
     if not (args.no_write or args.select):
-        write(block)
+        figures.record([recorded(runs)])
     return 0
 
 
