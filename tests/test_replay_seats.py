@@ -177,3 +177,36 @@ def test_a_bug_not_replayed_shows_its_reason_and_the_command_exits_3(tmp_path: P
                                 tmp_path, "2026-12-07")
     assert row.outcome == "not replayed" and "the page on AI SDK 6" in row.checks
     assert replay_all.exit_code([row]) == replay_all.EXIT_NOT_ALL_REPLAYED
+
+
+@pytest.mark.parametrize(("buggy", "fixed", "outcome"), [
+    ("it ran twice", None, "reproduced"),
+    (None, None, "passed"),
+    ("it ran twice", "it ran twice", "failed"),
+    (RuntimeError("Vite did not start"), None, "error"),
+    ("it ran twice", RuntimeError("npm ci failed"), "error"),
+])
+def test_a_hand_reproduction_is_reproduced_never_caught_and_its_crash_is_an_error(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, buggy: object, fixed: object,
+        outcome: str) -> None:
+    sys.path.insert(0, str(PROJECT_ROOT / "scripts" / "copilotkit_replay"))
+    import bugs  # type: ignore[import-not-found]  # scripts/copilotkit_replay/
+    import replay  # type: ignore[import-not-found]
+
+    [reproduction] = bugs.BUGS
+    seen = {reproduction.last_buggy: buggy, reproduction.first_fixed: fixed}
+
+    def fake_reproduce(bug: object, version: str, keep: Path) -> str | None:
+        said = seen[version]
+        if isinstance(said, Exception):
+            raise said
+        return None if said is None else str(said)
+
+    monkeypatch.setattr(replay, "reproduce", fake_reproduce)
+    [row] = replay_all.replay_copilotkit({reproduction.key}, tmp_path, "2026-12-07")
+
+    assert row.outcome == outcome
+    assert "not a check" in row.checks
+    if outcome == "error":
+        assert any((tmp_path / "copilotkit" / reproduction.key / role / "error.txt").is_file()
+                   for role in ("buggy", "fixed"))

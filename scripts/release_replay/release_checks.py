@@ -156,7 +156,7 @@ def seat(page: str, directory: Path, locale: str, folder: Path,
             try:
                 vite.start()
                 wait_until_bundled(tutorial_url(vite.url, locale))
-            except Exception as error:
+            except Exception as error:  # whatever stopped the page, it is the seat's
                 facts["did_not_start"] = f"{type(error).__name__}: {error}"
                 raise SeatError(f"the page did not start: {type(error).__name__}: "
                                 f"{str(error).strip()[-1500:]}") from error
@@ -270,7 +270,7 @@ def replay_release(page: str, bug: ReleaseBug, pins: ReleasePins, locale: str,
                 runs.append(one_seat_run(page, directory, locale, bug.checks, nodeid,
                                          nodeids, folder / f"{index:02d}-{short_name(nodeid)}",
                                          serve))
-    except Exception as error:
+    except Exception as error:  # an install or a page that fails: an error row, not a stop
         where = folder / "error.txt"
         where.write_text(traceback.format_exc(), encoding="utf-8")
         runs.append(CheckRun("(release)", None,

@@ -151,7 +151,7 @@ def replay_copilotkit(names: set[str], runs: Path, today: str) -> list[Row]:
             try:
                 seen = reproduce(bug, version, folder / role)
                 said[role] = ("shows", seen) if seen is not None else ("absent", "")
-            except Exception as error:
+            except Exception as error:  # a page that fails is an error row, not a stop
                 (folder / role / "error.txt").write_text(traceback.format_exc())
                 said[role] = ("error", f"{type(error).__name__}: {error}")
         outcome: RowOutcome = (
