@@ -210,3 +210,42 @@ def test_a_hand_reproduction_is_reproduced_never_caught_and_its_crash_is_an_erro
     if outcome == "error":
         assert any((tmp_path / "copilotkit" / reproduction.key / role / "error.txt").is_file()
                    for role in ("buggy", "fixed"))
+
+
+def fake_check_run(monkeypatch: pytest.MonkeyPatch, *nodeids: str) -> None:
+    """The check run replaced by one that writes a report of `nodeids`, each failed with
+    the expected guarantee's violation."""
+    def run_and_keep(command: list[str], folder: Path, name: str, timeout_s: float) -> None:
+        # The bug's -k with every other check it selects deselected: this one runs alone.
+        deselected = [command[i + 1] for i, flag in enumerate(command) if flag == "--deselect"]
+        assert deselected == ["checks/test_x.py::b"]
+        assert command[command.index("-k") + 1] == "x"
+        report = Path(command[command.index("--pling-report") + 1])
+        SuiteReport(tests=[TestRecord(nodeid=nodeid, guarantees=(GUARANTEE,), outcome="failed",
+                                      message=violation("no notice")) for nodeid in nodeids]
+                    ).write(report)
+
+    monkeypatch.setattr(release_checks, "run_and_keep", run_and_keep)
+
+
+@pytest.mark.parametrize(("serving", "reported", "problem"), [
+    (True, ["checks/test_x.py::a"], None),
+    (False, ["checks/test_x.py::a"], "stopped during the check"),
+    (True, ["checks/test_x.py::a", "checks/test_x.py::b"], "was to hold checks/test_x.py::a"),
+    (True, [], "was to hold checks/test_x.py::a"),
+])
+def test_a_violation_counts_only_from_a_run_of_that_check_alone_on_a_page_still_serving(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, serving: bool, reported: list[str],
+        problem: str | None) -> None:
+    fake_check_run(monkeypatch, *reported)
+    address = release_checks.SeatAddress("http://seat", 1, lambda: serving)
+
+    run = release_checks.run_one_check("ai-sdk", address, "en", "x", "checks/test_x.py::a",
+                                       ["checks/test_x.py::a", "checks/test_x.py::b"], tmp_path)
+
+    judged = judge_release((GUARANTEE,), [run])
+    if problem is None:
+        assert run.problem is None and judged.verdict == "caught"
+    else:
+        assert run.problem is not None and problem in run.problem
+        assert judged.verdict == "error"

@@ -138,6 +138,9 @@ class SeatError(RuntimeError):
 class SeatAddress:
     url: str
     model_port: int
+    still_serving: Callable[[], bool] = lambda: True
+    """Whether the seat's page server and fixture server still run: a check whose page died
+    under it is an error, whatever it failed with."""
 
 
 @contextmanager
@@ -162,7 +165,9 @@ def seat(page: str, directory: Path, locale: str, folder: Path,
                                 f"{str(error).strip()[-1500:]}") from error
             facts.update(url=vite.url, start_s=round(time.monotonic() - started, 1))
             try:
-                yield SeatAddress(vite.url, model_port)
+                serving = vite
+                yield SeatAddress(vite.url, model_port,
+                                  lambda: serving.running and api.running)
             finally:
                 facts["page_server_running_at_the_end"] = vite.running
                 vite.stop()
@@ -231,6 +236,9 @@ def run_one_check(page: str, address: SeatAddress, locale: str, checks: str, nod
     if found is not None and [test.nodeid for test in found.tests] != [nodeid]:
         problem = (f"the run was to hold {nodeid} alone, its report holds "
                    f"{[test.nodeid for test in found.tests]}")
+    if not address.still_serving():
+        problem = (f"the page server or the fixture server stopped during the check (see "
+                   f"{folder / 'page-server.log'})")
     return CheckRun(nodeid, found, problem, str(folder))
 
 
