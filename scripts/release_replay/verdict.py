@@ -15,7 +15,8 @@ A row's outcome (`row_outcome`) from its two releases: "caught" (caught on the l
 release, passed on the first fixed one), "open" (no fixed release yet: caught on the newest
 release), "error" (either release), "passed" (the buggy release passed: the bug was not
 caught), "failed" (a failure that is not a catch, on the buggy release, or any failure on the
-fixed one). Only "caught" and "open" are as expected.
+fixed one). Only "caught" and "open" are as expected (and "reproduced", a CopilotKit hand
+reproduction's, replay_all.py); "not replayed" rows say why, from the releases file.
 """
 
 from __future__ import annotations
