@@ -98,7 +98,8 @@ def violation(problem: str) -> str:
 
 def test_each_check_gets_a_seat_of_its_own_and_a_crash_stays_in_it(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    checks = [f"checks/test_x.py::test_{n}" for n in ("first", "crashes", "after")]
+    checks = [f"checks/test_x.py::test_{n}" for n in
+              ("first", "crashes", "after_a_seat_that_broke", "last")]
     seats: list[Path] = []
 
     @contextmanager
@@ -110,12 +111,14 @@ def test_each_check_gets_a_seat_of_its_own_and_a_crash_stays_in_it(
                   serve: object = None) -> Iterator[release_checks.SeatAddress]:
         folder.mkdir(parents=True, exist_ok=True)
         seats.append(folder)
+        if folder.name == "03-test_after_a_seat_that_broke":
+            raise RuntimeError("the fixture server did not start")
         yield release_checks.SeatAddress(f"http://seat-{len(seats)}", 1000 + len(seats))
 
     said: dict[str, tuple[Outcome, str | None]] = {
         checks[0]: ("failed", violation("no notice")),
         checks[1]: ("error", "Failed: the server did not reset"),
-        checks[2]: ("passed", None)}
+        checks[3]: ("passed", None)}
 
     def fake_run(page: str, address: release_checks.SeatAddress, locale: str, expression: str,
                  nodeid: str, others: list[str], folder: Path) -> CheckRun:
@@ -133,13 +136,16 @@ def test_each_check_gets_a_seat_of_its_own_and_a_crash_stays_in_it(
     runs = release_checks.replay_release("ai-sdk", bug(), bug().buggy, "en", tmp_path / "b")
 
     assert [run.check for run in runs] == checks
-    assert len(seats) == 3 and len(set(seats)) == 3
+    assert len(seats) == 4 and len(set(seats)) == 4
     assert [Path(run.output).name for run in runs] == [
-        "01-test_first", "02-test_crashes", "03-test_after"]
+        "01-test_first", "02-test_crashes", "03-test_after_a_seat_that_broke", "04-test_last"]
     judged = judge_release((GUARANTEE,), runs)
-    # The check after the crash was judged on its own seat; the crash is still an error.
+    # The checks after a crash, and after a seat that broke, were judged on seats of their
+    # own; the crash and the broken seat are still errors.
     assert judged.verdict == "error" and judged.passed == 1
     assert judged.caught == {GUARANTEE: violation("no notice")}
+    assert judged.errors[checks[2]] == "RuntimeError: the fixture server did not start"
+    assert "the fixture server did not start" in (seats[2] / "error.txt").read_text()
 
 
 def test_a_bug_not_replayed_must_say_why_and_a_replayed_one_must_not() -> None:

@@ -292,5 +292,8 @@ def one_seat_run(page: str, directory: Path, locale: str, checks: str, nodeid: s
     try:
         with seat(page, directory, locale, folder, serve) as address:
             return run_one_check(page, address, locale, checks, nodeid, nodeids, folder)
-    except SeatError as error:
-        return CheckRun(nodeid, None, str(error), str(folder))
+    except Exception as error:  # this seat's failure is this check's error, not the next's
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / "error.txt").write_text(traceback.format_exc(), encoding="utf-8")
+        said = str(error) if isinstance(error, SeatError) else f"{type(error).__name__}: {error}"
+        return CheckRun(nodeid, None, said, str(folder))
