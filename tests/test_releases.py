@@ -99,6 +99,8 @@ def test_r15_release_bugs_pin_exact_pairs_of_the_ai_sdk_page() -> None:
     assert (PROJECT_ROOT / "fixtures" / f"{tutorial.short_id}-{bugs.page}").is_dir()
     assert len({bug.name for bug in bugs.bugs}) == len(bugs.bugs) >= 3
     for bug in bugs.bugs:
+        if bug.fixed is None:  # open: no fixed release yet
+            continue
         assert set(bug.buggy.packages) == set(bug.fixed.packages) >= {"ai"}, bug.name
         assert bug.buggy.packages["ai"] != bug.fixed.packages["ai"], bug.name
     # The first replay is the page as it is, on AI SDK 7: nothing more needed.
@@ -127,6 +129,8 @@ def test_r15_pages_release_bugs_are_each_pages_own_file() -> None:
     for bug in copilotkit.bugs:
         # The page's two CopilotKit packages are released together, at one version.
         for pins in (bug.buggy, bug.fixed):
+            if pins is None:  # open: no fixed release yet
+                continue
             assert set(pins.packages) == {"@copilotkit/react-core", "@copilotkit/runtime"}
             assert len(set(pins.packages.values())) == 1, bug.name
         assert bug.buggy != bug.fixed and bug.checks is not None, bug.name

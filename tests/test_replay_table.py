@@ -1,27 +1,44 @@
-"""The release replay's table (scripts/release_replay/replay_all.py --table): a run rewrites
-the rows it replayed, in their place, and keeps the last run of every other row, so a replay
-of one page or one bug never drops the other page's rows."""
+"""The release replay's table and exit code (scripts/release_replay/replay_all.py): a run
+rewrites the rows it replayed, in their place, and keeps the last run of every other row, so
+a replay of one page or one bug never drops the other page's rows; every row has an outcome;
+an error exits non-zero, and so does a bug not replayed."""
 
 from __future__ import annotations
 
 import sys
 from pathlib import Path
 
+import pytest
+
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(PROJECT_ROOT / "scripts" / "release_replay"))
 
-from replay_all import BEGIN, END, Row, table, write_table  # noqa: E402 (a script's module)
+from replay_all import (  # noqa: E402 (a script's module)
+    BEGIN,
+    END,
+    EXIT_NOT_ALL_REPLAYED,
+    EXIT_NOT_AS_EXPECTED,
+    HEADER,
+    Row,
+    exit_code,
+    table,
+    write_table,
+)
+from verdict import RowOutcome  # noqa: E402
 
 
-def row(page: str, bug: str, said: str) -> Row:
-    return Row(page, bug, f"https://example.com/{bug}", "1.0.0", "1.0.1", "a-guarantee", said,
-               True)
+def row(page: str, bug: str, said: str, outcome: RowOutcome = "caught",
+        output: str = "") -> Row:
+    return Row(page, bug, f"https://example.com/{bug}", outcome, "x@1.0.0", said, "x@1.0.1",
+               "passed (1 check)", "a-guarantee", output, "2026-12-07")
 
 
-def rows_in(path: Path) -> list[tuple[str, str]]:
-    """(bug cell, first failure cell) of each row between the markers."""
-    lines = path.read_text().split(BEGIN)[1].split(END)[0].strip().splitlines()[2:]
-    return [(line.split("|")[2].strip(), line.split("|")[6].strip()) for line in lines]
+def rows_in(path: Path) -> list[tuple[str, str, str]]:
+    """(bug cell, outcome cell, buggy release's cell) of each row between the markers."""
+    lines = path.read_text().split(BEGIN)[1].split(END)[0].strip().splitlines()
+    assert lines[0] == HEADER
+    return [(cells[2].strip(), cells[3].strip(), cells[5].strip())
+            for cells in (line.split("|") for line in lines[2:])]
 
 
 def test_a_run_rewrites_its_rows_in_place_and_keeps_the_others(tmp_path: Path) -> None:
@@ -30,12 +47,14 @@ def test_a_run_rewrites_its_rows_in_place_and_keeps_the_others(tmp_path: Path) -
              row("copilotkit", "c-1", "old")]
     document.write_text(f"prose\n{BEGIN}\n{table(first)}{END}\nmore prose\n")
 
-    write_table(document, [row("ai-sdk", "a-1", "new")], ["ai-sdk"], {"a-1"})
+    write_table(document, [row("ai-sdk", "a-1", "new", "error")], ["ai-sdk"], {"a-1"})
     write_table(document, [row("copilotkit", "CK-9", "new")], ["copilotkit"], {"CK-9"})
 
     assert rows_in(document) == [
-        ("[a-1](https://example.com/a-1)", "new"), ("[a-2](https://example.com/a-2)", "old"),
-        ("[c-1](https://example.com/c-1)", "old"), ("[CK-9](https://example.com/CK-9)", "new")]
+        ("[a-1](https://example.com/a-1)", "**error**", "new"),
+        ("[a-2](https://example.com/a-2)", "**caught**", "old"),
+        ("[c-1](https://example.com/c-1)", "**caught**", "old"),
+        ("[CK-9](https://example.com/CK-9)", "**caught**", "new")]
     assert document.read_text().startswith("prose\n") and document.read_text().endswith(
         f"{END}\nmore prose\n")
 
@@ -47,5 +66,27 @@ def test_a_run_of_a_whole_page_drops_that_pages_rows_it_no_longer_has(tmp_path: 
 
     write_table(document, [row("copilotkit", "c-1", "new")], ["copilotkit"], set())
 
-    assert rows_in(document) == [("[a-1](https://example.com/a-1)", "old"),
-                                 ("[c-1](https://example.com/c-1)", "new")]
+    assert rows_in(document) == [("[a-1](https://example.com/a-1)", "**caught**", "old"),
+                                 ("[c-1](https://example.com/c-1)", "**caught**", "new")]
+
+
+def test_a_rows_output_folder_is_shown_relative_to_the_table(tmp_path: Path) -> None:
+    folder = tmp_path / "replay-runs" / "ai-sdk" / "a-1"
+    folder.mkdir(parents=True)
+    text = table([row("ai-sdk", "a-1", "x | y", output=str(folder))], tmp_path)
+    assert "`replay-runs/ai-sdk/a-1`" in text
+    assert "x \\| y" in text  # a message's bar never splits the row
+
+
+@pytest.mark.parametrize(("outcomes", "code"), [
+    (["caught", "open", "reproduced"], 0),
+    (["caught", "not replayed"], EXIT_NOT_ALL_REPLAYED),
+    (["caught", "error"], EXIT_NOT_AS_EXPECTED),
+    (["error", "not replayed"], EXIT_NOT_AS_EXPECTED),
+    (["passed"], EXIT_NOT_AS_EXPECTED),
+    (["failed"], EXIT_NOT_AS_EXPECTED),
+])
+def test_the_exit_code_says_whether_every_row_was_replayed_as_expected(
+        outcomes: list[RowOutcome], code: int) -> None:
+    assert exit_code([row("ai-sdk", f"b-{i}", "-", outcome)
+                      for i, outcome in enumerate(outcomes)]) == code

@@ -24,9 +24,9 @@ import subprocess
 import tempfile
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Self
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, HttpUrl
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, HttpUrl, model_validator
 
 from pling_harness.project.datafile import load_json_model
 from pling_harness.project.tutorials import Tutorial
@@ -93,9 +93,11 @@ class PageSwap(BaseModel):
 
 
 class ReleaseBug(BaseModel):
-    """A fixed bug of a framework that breaks a promise the harness proves, with the last
+    """A bug of a framework that breaks a promise the harness proves, with the last
     release that has it and the first that does not (each with the packages released with
-    it: `@ai-sdk/react` pins one exact `ai`)."""
+    it: `@ai-sdk/react` pins one exact `ai`); an open bug, with no fixed release yet, names
+    the newest release it was confirmed on. Either the checks that catch it, or why it is
+    not replayed."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -109,7 +111,10 @@ class ReleaseBug(BaseModel):
     expected: tuple[str, ...] = Field(min_length=1)
     """Guarantee names that must fail on the buggy release and pass on the fixed one."""
     buggy: ReleasePins
-    fixed: ReleasePins
+    """The last release with the bug; for an open bug, the newest release it shows on."""
+    fixed: ReleasePins | None
+    """The first release without it; null (said explicitly): no fixed release yet, the
+    bug is open."""
     shows: str = Field(min_length=1)
     """How the bug shows in the browser on the tutorial's page, as reproduced."""
     needs: str | None = None
@@ -118,7 +123,26 @@ class ReleaseBug(BaseModel):
     """Edits laid over the page's copy on both releases (none: the page as it is)."""
     checks: str | None = None
     """The checks that catch it, as a pytest `-k` expression over r-15's checks (None: not
-    replayed yet; `needs` says what is missing)."""
+    replayed; `not_replayed` says why)."""
+    not_replayed: str | None = Field(default=None, min_length=1)
+    """Why the bug is not replayed (required exactly when `checks` is None): a replay table
+    never shows "not replayed" without its reason."""
+
+    @model_validator(mode="after")
+    def _replayed_or_why_not(self) -> Self:
+        if self.checks is None and self.not_replayed is None:
+            raise ValueError("a bug without checks must say why it is not replayed "
+                             "(not_replayed)")
+        if self.checks is not None and self.not_replayed is not None:
+            raise ValueError("a bug with checks is replayed: drop not_replayed, or checks")
+        if self.fixed is not None and self.fixed == self.buggy:
+            raise ValueError("fixed names the same release as buggy")
+        return self
+
+    @property
+    def is_open(self) -> bool:
+        """No fixed release yet."""
+        return self.fixed is None
 
 
 class ReleaseBugs(BaseModel):

@@ -96,6 +96,7 @@ class ServedPage:
     url: str
     model: ScriptedModel
     api: TutorialServer
+    vite: ViteServer
 
 
 @contextmanager
@@ -107,4 +108,4 @@ def served(version: str, variant: str | None = None) -> Iterator[ServedPage]:
         assert api.model is not None, "the fixture server's default provider is scripted"
         # The page's runtime calls the model at <PLING_API_ORIGIN>/v1 by default.
         with ViteServer(directory=directory, mode="react", api_origin=api.url) as vite:
-            yield ServedPage(url=vite.url, model=api.model, api=api)
+            yield ServedPage(url=vite.url, model=api.model, api=api, vite=vite)

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 
 from bugs import BUGS, Bug
 from pages import served
@@ -23,20 +24,27 @@ from playwright.sync_api import sync_playwright
 from pling_harness.browser.chromium import find_chromium
 
 
-def reproduce(bug: Bug, version: str) -> str | None:
-    """What the bug did on `version`, or None when the page kept its promise."""
+def reproduce(bug: Bug, version: str, keep: Path | None = None) -> str | None:
+    """What the bug did on `version`, or None when the page kept its promise; with `keep`
+    (a folder), the page server's output and what was seen are kept there."""
     chromium = find_chromium()
     with served(version, bug.variant) as page_server, sync_playwright() as playwright:
         browser = playwright.chromium.launch(
             executable_path=str(chromium.executable_path) if chromium.executable_path else None)
+        seen: str | None = None
         try:
             page = browser.new_page(viewport={"width": 1400, "height": 900})
             # The first load after an install waits for Vite to bundle the dependencies.
             page.goto(f"{page_server.url}/?lang=en", timeout=180_000)
             page.wait_for_selector("html[data-pling-ready=true]", timeout=90_000)
-            return bug.reproduce(page, page_server)
+            seen = bug.reproduce(page, page_server)
+            return seen
         finally:
             browser.close()
+            if keep is not None:
+                keep.mkdir(parents=True, exist_ok=True)
+                (keep / "page-server.log").write_text("".join(page_server.vite.output))
+                (keep / "seen.txt").write_text(f"{version}: {seen or '(absent, or no end)'}\n")
 
 
 def main(argv: list[str] | None = None) -> int:

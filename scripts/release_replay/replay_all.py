@@ -1,6 +1,7 @@
-"""Replay the frameworks' own fixed bugs on r-15's framework pages: each bug on its last buggy
-release (it must be caught, by a message naming the broken promise) and on its first fixed
-one (the same checks must pass). One command for both pages:
+"""Replay the frameworks' own bugs on r-15's framework pages: each bug on its last buggy
+release (a check of each expected guarantee must fail with that guarantee's violation) and on
+its first fixed one (the same checks must pass); a bug with no fixed release yet on the
+newest release it shows on (it must be caught there: an open bug). One command for both pages:
 
     .venv/bin/python scripts/release_replay/replay_all.py                  # every bug, both pages
     .venv/bin/python scripts/release_replay/replay_all.py --page ai-sdk    # one page
@@ -9,25 +10,45 @@ one (the same checks must pass). One command for both pages:
 
 Each page's bugs are data (`tutorials/r-15-…/mutation/releases.json` for the AI SDK page,
 `releases-copilotkit.json` for CopilotKit's), judged by r-15's checks through the page's dock
-driver (release_checks.py). The CopilotKit bugs those checks cannot catch yet stay its own
-Playwright reproductions (scripts/copilotkit_replay/, with why); they run behind this same
-command and fill the same table. Exit 0 when every bug replayed as expected.
+driver, each check in a seat of its own (release_checks.py), from each run's JSON report
+(verdict.py). The CopilotKit bugs those checks cannot catch yet stay its own Playwright
+reproductions (scripts/copilotkit_replay/, with why); they run behind this same command and
+fill the same table. Every run's output is kept in `--runs` (default: beside the table,
+`<table>-runs/`, one folder per row).
+
+Exit 0: every selected bug replayed as expected (caught, open, or reproduced). Exit 1: a
+row is an error, passed or failed. Exit 3: the replayed rows were as expected, but some bug
+was not replayed (each row says why).
 """
 
 from __future__ import annotations
 
 import argparse
+import datetime
+import shutil
 import sys
+import traceback
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent / "copilotkit_replay"))
 
 import release_checks  # noqa: E402 (beside this script)
+from verdict import AS_EXPECTED, Judged, RowOutcome, judge_release, row_outcome  # noqa: E402
+
+from pling_harness.mutation.releases import ReleaseBug  # noqa: E402
 
 PAGES = ("ai-sdk", "copilotkit")
 LOCALE = "en"
+DEFAULT_TABLE = release_checks.PROJECT_ROOT / "docs" / "release-replay.md"
+EXIT_NOT_AS_EXPECTED = 1
+EXIT_NOT_ALL_REPLAYED = 3
+# How much of one message a table cell shows (the whole is in the run's folder).
+MESSAGE_CHARS = 300
+NO_FIXED_RELEASE = "none yet"
 
 
 @dataclass(frozen=True)
@@ -35,72 +56,161 @@ class Row:
     page: str
     bug: str
     report: str
+    outcome: RowOutcome
     buggy: str
+    buggy_said: str
     fixed: str
-    caught_by: str
-    first_failure: str
-    as_expected: bool
+    fixed_said: str
+    checks: str
+    output: str
+    """The row's folder of kept output, relative to the table's folder ("" for none)."""
+    run: str
+    """When the row was replayed (a date)."""
 
 
-def replay_page(page: str, names: set[str]) -> list[Row]:
-    """`page`'s bugs of its releases file, each judged by r-15's checks on both releases."""
+def runs_folder(table_path: Path | None, asked: Path | None) -> Path:
+    if asked is not None:
+        return asked
+    table_path = table_path if table_path is not None else DEFAULT_TABLE
+    return table_path.with_name(f"{table_path.stem}-runs")
+
+
+def shown(text: str) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= MESSAGE_CHARS else text[:MESSAGE_CHARS - 1] + "…"
+
+
+def check_name(nodeid: str) -> str:
+    return nodeid.split("::")[-1]
+
+
+def what_it_said(judged: Judged, expected: Sequence[str]) -> str:
+    """One release's verdict, and each expected guarantee's own message (or why none)."""
+    if judged.verdict == "error":
+        return "error: " + "; ".join(f"{check_name(check)}: {shown(why)}"
+                                     for check, why in judged.errors.items())
+    if judged.verdict == "passed":
+        return f"passed ({judged.ran} check{'s' * (judged.ran != 1)})"
+    # A caught guarantee's own violation names it ("guarantee 'x' violated: ...").
+    parts = [shown(judged.caught[guarantee]) if guarantee in judged.caught
+             else f"{guarantee}: no check failed with its violation" for guarantee in expected]
+    parts += [f"also {check_name(check)}: {shown(line)}"
+              for check, line in judged.failures.items()]
+    return f"{judged.verdict}: " + " · ".join(parts)
+
+
+def replay_bug(page: str, bug: ReleaseBug, runs: Path, today: str) -> Row:
+    """One bug of `page`'s releases file: each release judged from its checks' reports."""
+    folder = runs / page / bug.name
+    buggy_name = release_checks.release_name(bug.buggy)
+    fixed_name = (release_checks.release_name(bug.fixed) if bug.fixed is not None
+                  else NO_FIXED_RELEASE)
+    if bug.checks is None:
+        assert bug.not_replayed is not None  # ReleaseBug requires the reason
+        return Row(page, bug.name, str(bug.report), "not replayed", buggy_name, "-",
+                   fixed_name, "-", f"not replayed: {bug.not_replayed}", "", today)
+    shutil.rmtree(folder, ignore_errors=True)
+    buggy = judge_release(bug.expected, release_checks.replay_release(
+        page, bug, bug.buggy, LOCALE, folder / "buggy"))
+    fixed = None if bug.fixed is None else judge_release(
+        bug.expected, release_checks.replay_release(page, bug, bug.fixed, LOCALE,
+                                                    folder / "fixed"))
+    return Row(page, bug.name, str(bug.report), row_outcome(buggy, fixed), buggy_name,
+               what_it_said(buggy, bug.expected), fixed_name,
+               "-" if fixed is None else what_it_said(fixed, bug.expected),
+               f"{', '.join(bug.expected)} (`-k \"{bug.checks}\"`)", str(folder), today)
+
+
+def replay_page(page: str, names: set[str], runs: Path, today: str) -> list[Row]:
     rows = []
     for bug in release_checks.page_bugs(page):
         if names and bug.name not in names:
             continue
-        buggy_name = release_checks.release_name(bug.buggy)
-        fixed_name = release_checks.release_name(bug.fixed)
-        if bug.checks is None:
-            rows.append(Row(page, bug.name, str(bug.report), buggy_name, fixed_name,
-                            "not replayed", f"not replayed: {bug.needs}", True))
-            print(f"{bug.name}: not replayed ({bug.needs})", flush=True)
-            continue
-        buggy = release_checks.check_release(page, bug, bug.buggy, LOCALE)
-        fixed = release_checks.check_release(page, bug, bug.fixed, LOCALE)
-        caught = [g for g in bug.expected if g in buggy.failures]
-        ok = bool(caught) and not fixed.caught and fixed.ran > 0
-        first = next(iter(buggy.failures.values()), "(nothing failed)")
-        print(f"{bug.name}: buggy {buggy.release}: "
-              f"{'caught' if buggy.caught else 'NOT caught'} ({first}); "
-              f"fixed {fixed.release}: "
-              f"{'passed' if not fixed.caught else 'FAILED ' + str(fixed.failures)} "
-              f"({fixed.ran} checks ran){'' if ok else '  UNEXPECTED'}", flush=True)
-        rows.append(Row(page, bug.name, str(bug.report), buggy.release, fixed.release,
-                        f"{', '.join(caught) or '-'} (`-k \"{bug.checks}\"`)", first, ok))
+        row = replay_bug(page, bug, runs, today)
+        print(f"{row.bug}: {row.outcome.upper()}; {row.buggy}: {row.buggy_said}; "
+              f"{row.fixed}: {row.fixed_said}", flush=True)
+        rows.append(row)
     return rows
 
 
-def replay_copilotkit(names: set[str]) -> list[Row]:
-    from bugs import BUGS  # scripts/copilotkit_replay/
-    from replay import reproduce
+def replay_copilotkit(names: set[str], runs: Path, today: str) -> list[Row]:
+    """CopilotKit's hand reproductions (scripts/copilotkit_replay/): "reproduced" when the
+    bug showed on its buggy release and not on its fixed one."""
+    from bugs import BUGS  # type: ignore[import-not-found]  # scripts/copilotkit_replay/
+    from replay import reproduce  # type: ignore[import-not-found]
 
     rows = []
     for bug in BUGS:
         if names and bug.key not in names:
             continue
-        shown = reproduce(bug, bug.last_buggy)
-        absent = reproduce(bug, bug.first_fixed)
-        ok = shown is not None and absent is None
-        print(f"{bug.key}: {bug.last_buggy}: {'shows' if shown else 'ABSENT'}; "
-              f"{bug.first_fixed}: {'absent' if absent is None else 'SHOWS ' + absent}"
-              f"{'' if ok else '  UNEXPECTED'}", flush=True)
-        rows.append(Row("copilotkit", bug.key, bug.links, bug.last_buggy, bug.first_fixed,
-                        f"{bug.guarantee} (Playwright reproduction)", shown or "(did not show)",
-                        ok))
+        folder = runs / "copilotkit" / bug.key
+        shutil.rmtree(folder, ignore_errors=True)
+        said: dict[str, tuple[str, str]] = {}
+        for role, version in (("buggy", bug.last_buggy), ("fixed", bug.first_fixed)):
+            (folder / role).mkdir(parents=True)
+            try:
+                seen = reproduce(bug, version, folder / role)
+                said[role] = ("shows", seen) if seen is not None else ("absent", "")
+            except Exception as error:  # a page that fails is an error row, not a stop
+                (folder / role / "error.txt").write_text(traceback.format_exc())
+                said[role] = ("error", f"{type(error).__name__}: {error}")
+        outcome: RowOutcome = (
+            "error" if "error" in (said["buggy"][0], said["fixed"][0])
+            else "passed" if said["buggy"][0] == "absent"
+            else "reproduced" if said["fixed"][0] == "absent" else "failed")
+        row = Row("copilotkit", bug.key, bug.links, outcome, bug.last_buggy,
+                  shown(f"{said['buggy'][0]}: {said['buggy'][1]}"), bug.first_fixed,
+                  shown(f"{said['fixed'][0]}{': ' if said['fixed'][1] else ''}"
+                        f"{said['fixed'][1]}"),
+                  f"{bug.guarantee} (a Playwright reproduction, not a check)", str(folder),
+                  today)
+        print(f"{row.bug}: {row.outcome.upper()}; {row.buggy}: {row.buggy_said}; "
+              f"{row.fixed}: {row.fixed_said}", flush=True)
+        rows.append(row)
     return rows
 
 
-def table(rows: list[Row]) -> str:
-    lines = ["| page | bug | last buggy | first fixed | caught by | first failure line on the "
-             "buggy release | as expected |", "|---|---|---|---|---|---|---|"]
+HEADER = ("| page | bug | outcome | last buggy release (open: newest) | what its checks said "
+          "| first fixed release | what its checks said | checks | output | run |")
+RULE = "|---|---|---|---|---|---|---|---|---|---|"
+
+
+def table(rows: Sequence[Row], base: Path | None = None) -> str:
+    """The rows as markdown; output folders relative to `base` (the table's folder)."""
+    lines = [HEADER, RULE]
     for row in rows:
+        output = row.output
+        if output and base is not None:
+            output = relative(Path(output), base)
         cells = [row.page, f"[{row.bug}]({row.report})" if row.report.startswith("http")
-                 else f"{row.bug} ({row.report})", row.buggy, row.fixed, row.caught_by,
-                 row.first_failure.replace("|", "\\|").replace("\n", " ")[:300],
-                 "not replayed" if row.caught_by == "not replayed"
-                 else "yes" if row.as_expected else "**no**"]
-        lines.append("| " + " | ".join(cells) + " |")
+                 else f"{row.bug} ({row.report})", f"**{row.outcome}**", row.buggy,
+                 row.buggy_said, row.fixed, row.fixed_said, row.checks,
+                 f"`{output}`" if output else "-", row.run]
+        lines.append("| " + " | ".join(cell.replace("|", "\\|").replace("\n", " ")
+                                        for cell in cells) + " |")
     return "\n".join(lines) + "\n"
+
+
+def relative(path: Path, base: Path) -> str:
+    try:
+        return str(path.resolve().relative_to(base.resolve()))
+    except ValueError:
+        return str(path)
+
+
+def exit_code(rows: Sequence[Row]) -> int:
+    if any(row.outcome not in AS_EXPECTED | {"not replayed"} for row in rows):
+        return EXIT_NOT_AS_EXPECTED
+    if any(row.outcome == "not replayed" for row in rows):
+        return EXIT_NOT_ALL_REPLAYED
+    return 0
+
+
+def summary(rows: Sequence[Row]) -> str:
+    counts: dict[str, int] = {}
+    for row in rows:
+        counts[row.outcome] = counts.get(row.outcome, 0) + 1
+    return ", ".join(f"{count} {outcome}" for outcome, count in counts.items())
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -110,17 +220,29 @@ def main(argv: list[str] | None = None) -> int:
                         help="replay this page's bugs only (repeatable; default: both)")
     parser.add_argument("--table", type=Path,
                         help="write the table between the markers of this markdown file")
+    parser.add_argument("--runs", type=Path,
+                        help="keep each run's output here (default: <table>-runs/ beside "
+                             "the table, docs/release-replay-runs/ without --table)")
     args = parser.parse_args(argv)
     pages = args.page or list(PAGES)
     names = set(args.bugs)
-    rows = [row for page in pages for row in replay_page(page, names)] + \
-        (replay_copilotkit(names) if "copilotkit" in pages else [])
-    if not rows:
-        parser.error(f"no bug named {sorted(names)} on {pages}")
-    print("\n" + table(rows))
+    known = {bug.name for page in pages for bug in release_checks.page_bugs(page)}
+    if "copilotkit" in pages:
+        from bugs import BUGS  # scripts/copilotkit_replay/
+        known |= {bug.key for bug in BUGS}
+    if names - known:
+        parser.error(f"no bug named {sorted(names - known)} on {pages}")
+    runs = runs_folder(args.table, args.runs).resolve()
+    today = datetime.datetime.now(datetime.UTC).date().isoformat()
+    rows = [row for page in pages for row in replay_page(page, names, runs, today)] + \
+        (replay_copilotkit(names, runs, today) if "copilotkit" in pages else [])
+    base = (args.table or DEFAULT_TABLE).parent
+    print("\n" + table(rows, base))
+    code = exit_code(rows)
+    print(f"{summary(rows)}; output kept in {runs}; exit {code}")
     if args.table is not None:
         write_table(args.table, rows, pages, names)
-    return 0 if all(row.as_expected for row in rows) else 1
+    return code
 
 
 BEGIN, END = "<!-- replay table: begin -->", "<!-- replay table: end -->"
@@ -136,7 +258,7 @@ def write_table(path: Path, rows: list[Row], pages: list[str], names: set[str]) 
         raise SystemExit(f"{path} has no {BEGIN} … {END} markers to write the table between")
     head, rest = document.split(BEGIN, 1)
     old, tail = rest.split(END, 1)
-    header, new_lines = table(rows).splitlines()[:2], table(rows).splitlines()[2:]
+    new_lines = table(rows, path.parent).splitlines()[2:]
     fresh = {row_cells(line): line for line in new_lines}
     lines = []
     for line in old.strip().splitlines()[2:]:
@@ -146,7 +268,7 @@ def write_table(path: Path, rows: list[Row], pages: list[str], names: set[str]) 
         elif page not in pages or (names and bug not in names):
             lines.append(line)  # not replayed by this run
     lines = sorted(lines + list(fresh.values()), key=lambda line: PAGES.index(row_cells(line)[0]))
-    path.write_text(f"{head}{BEGIN}\n" + "\n".join(header + lines) + f"\n{END}{tail}",
+    path.write_text(f"{head}{BEGIN}\n" + "\n".join([HEADER, RULE, *lines]) + f"\n{END}{tail}",
                     encoding="utf-8")
 
 
