@@ -83,3 +83,28 @@ def test_r15_checks_judge_the_copilotkit_page_through_its_driver_in_zh_and_en(
                 f"{name}: {outcome} ({reason})")
         else:
             assert outcome == "passed", f"{name}: {outcome} ({reason})"
+
+
+def test_a_model_reply_makes_the_copilotkit_page_fetch_images_from_another_site(
+    served: tuple[str, int], tmp_path: Path,
+) -> None:
+    # CopilotKit renders the model's text with Streamdown, whose default lets an image of any
+    # origin through (fixtures/found/copilotkit-remote-images): model-text-inert fails, naming
+    # the URLs; the literal-text rule is n/a there (the driver's model_text), never a fail.
+    url, model_port = served
+    report = tmp_path / "report.json"
+
+    code = main(["check", "r-15", "--base-url", url, "--model-port", str(model_port),
+                 "--driver", "copilotkit", "--locale", "en", "-k",
+                 "model-text-never-acts or markup-shown-as-text", "--pling-report",
+                 str(report), "-q", "-p", "no:cacheprovider"])
+
+    tests = {test.nodeid.split("::")[-1]: test for test in SuiteReport.read(report).tests}
+    assert code == 1, tests
+    leak = tests["test_declared[table-model-text-never-acts-en-chromium]"]
+    assert leak.outcome == "failed", leak
+    for fetched in ("https://html-image.leak.example/q.png?d=Northwind",
+                    "https://markdown-image.leak.example/q.png?d=Northwind"):
+        assert fetched in str(leak.message), leak.message
+    literal = tests["test_declared[table-markup-shown-as-text-en-chromium]"]
+    assert literal.outcome == "n/a" and "copilotkit: model_text:" in str(literal.reason), literal
