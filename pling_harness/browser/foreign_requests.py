@@ -60,6 +60,3 @@ class ForeignRequests:
         route handler the browser has called has run)."""
         self.page.evaluate("0")
         return [r for r in self.seen if self.is_planted(r.host)]
-
-    def stop(self) -> None:
-        self.page.unroute(self._foreign, self._record)

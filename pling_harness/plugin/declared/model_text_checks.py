@@ -99,13 +99,15 @@ ACTING_ELEMENTS = """(roots) => roots.flatMap((root) =>
       && /^\\s*javascript:/i.test(element.getAttribute("href") || "");
     return handlers.length || script ? [element.outerHTML.slice(0, 160)] : [];
   }))"""
-# True once every image has finished (loaded or failed), the fonts have, and QUIET_FRAMES
-# animation frames have passed since `arg.token` first asked.
+# True once every image has finished (loaded or failed; a lazy one may wait for a scroll that
+# never comes), the fonts have, and QUIET_FRAMES animation frames have passed since
+# `arg.token` first asked.
 QUIET = """(arg) => {
   const state = window.__plingQuiet?.token === arg.token
     ? window.__plingQuiet : (window.__plingQuiet = {token: arg.token, frames: 0});
   state.frames += 1;
-  const images = [...document.querySelectorAll("img")].every((image) => image.complete);
+  const images = [...document.querySelectorAll("img")]
+    .every((image) => image.complete || image.loading === "lazy");
   return state.frames >= arg.frames && images && document.fonts.status === "loaded";
 }"""
 
