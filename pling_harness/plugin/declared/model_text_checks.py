@@ -91,7 +91,8 @@ ON_A_CARD: tuple[Planted, ...] = (
     Planted("card-onerror", f"<img src=data:, onerror=window.{MARKER}=1>"),
 )
 
-# Elements inside `root` with an event handler attribute, or a link that runs script.
+# Elements in `roots` (each and its descendants) with an event handler attribute, or a link
+# that runs script when clicked.
 ACTING_ELEMENTS = """(roots) => roots.flatMap((root) =>
   [root, ...root.querySelectorAll("*")].flatMap((element) => {
     const handlers = [...element.attributes].filter((a) => /^on/i.test(a.name));
