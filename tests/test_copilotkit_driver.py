@@ -7,7 +7,8 @@ each of the five actions (`<action>-registered-once-as-served`, React StrictMode
 action offered once, one card or handoff per call, a denial running nothing, an approved
 call's business request sent once, a read's handler run once) and the timeout notice of a handoff,
 which CopilotKit cannot show (it offers no countdown): that one must be n/a with the
-driver's reason, never a pass. The
+driver's reason, never a pass. And one break CopilotKit leaves, found by a check: a model's
+image URL fetched from another site (`model-text-inert`). The
 whole suite on this page is `scripts/frameworks_page.py` (figures in docs/measurements.md).
 """
 
