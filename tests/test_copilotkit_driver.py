@@ -7,7 +7,8 @@ each of the five actions (`<action>-registered-once-as-served`, React StrictMode
 action offered once, one card or handoff per call, a denial running nothing, an approved
 call's business request sent once, a read's handler run once) and the timeout notice of a handoff,
 which CopilotKit cannot show (it offers no countdown): that one must be n/a with the
-driver's reason, never a pass. The
+driver's reason, never a pass. And one break CopilotKit leaves, found by a check: a model's
+image URL fetched from another site (`model-text-inert`). The
 whole suite on this page is `scripts/frameworks_page.py` (figures in docs/measurements.md).
 """
 
@@ -83,3 +84,28 @@ def test_r15_checks_judge_the_copilotkit_page_through_its_driver_in_zh_and_en(
                 f"{name}: {outcome} ({reason})")
         else:
             assert outcome == "passed", f"{name}: {outcome} ({reason})"
+
+
+def test_a_model_reply_makes_the_copilotkit_page_fetch_images_from_another_site(
+    served: tuple[str, int], tmp_path: Path,
+) -> None:
+    # CopilotKit renders the model's text with Streamdown, whose default lets an image of any
+    # origin through (fixtures/found/copilotkit-remote-images): model-text-inert fails, naming
+    # the URLs; the literal-text rule is n/a there (the driver's model_text), never a fail.
+    url, model_port = served
+    report = tmp_path / "report.json"
+
+    code = main(["check", "r-15", "--base-url", url, "--model-port", str(model_port),
+                 "--driver", "copilotkit", "--locale", "en", "-k",
+                 "model-text-never-acts or markup-shown-as-text", "--pling-report",
+                 str(report), "-q", "-p", "no:cacheprovider"])
+
+    tests = {test.nodeid.split("::")[-1]: test for test in SuiteReport.read(report).tests}
+    assert code == 1, tests
+    leak = tests["test_declared[table-model-text-never-acts-en-chromium]"]
+    assert leak.outcome == "failed", leak
+    for fetched in ("https://html-image.leak.example/q.png?d=Northwind",
+                    "https://markdown-image.leak.example/q.png?d=Northwind"):
+        assert fetched in str(leak.message), leak.message
+    literal = tests["test_declared[table-markup-shown-as-text-en-chromium]"]
+    assert literal.outcome == "n/a" and "copilotkit: model_text:" in str(literal.reason), literal

@@ -203,3 +203,26 @@ def test_ai_sdk_driver_declares_repeated_call_ids_merged_by_the_framework() -> N
     with pytest.raises(NotObservable, match="ai-sdk: repeated_call_id_refused: the AI SDK "
                                             "keys a call by its id"):
         ai_sdk.require(ai_sdk.repeated_call_id_refused, "repeated_call_id_refused")
+
+
+def test_a_driver_says_how_the_assistant_renders_model_text() -> None:
+    # Literal text is our runtime's rule: n/a where the framework renders markdown, with
+    # where it does; every page is still held to model-text-inert (model_text_checks.py).
+    drivers = PROJECT_ROOT / "tutorials" / "r-15-confirmation-and-human-handoff" / "drivers"
+    copilotkit = load_driver(drivers / "copilotkit.json")
+
+    assert default_driver().model_text == "text"
+    default_driver().require_literal_text()
+    load_driver(drivers / "ai-sdk.json").require_literal_text()
+    with pytest.raises(NotObservable, match=r"copilotkit: model_text: renders the model's "
+                                            r"text as markdown \(@copilotkit/react-core"):
+        copilotkit.require_literal_text()
+
+
+def test_a_model_text_rendering_the_harness_does_not_know_is_refused(tmp_path: Path) -> None:
+    spec = default_driver().model_dump(mode="json")
+    path = tmp_path / "driver.json"
+    for wrong in ("html", {"markdown": ""}, {"markdown": "x", "sanitized": True}):
+        path.write_text(json.dumps({**spec, "model_text": wrong}), encoding="utf-8")
+        with pytest.raises(DriverError, match="model_text"):
+            load_driver(path)

@@ -88,7 +88,7 @@ def test_check_on_the_new_tutorial_is_green_in_both_locales(
 ) -> None:
     code, out, tests = checked(NEW_SHORT_ID, scaffolded, tmp_path, capsys)
     assert code == 0, out
-    assert "30/30 guarantees proven in en, zh" in out
+    assert "31/31 guarantees proven in en, zh" in out
     # Every check is generated from its action table, none hand-written, in its own
     # locales; at least 25 guarantee × action pairs proven in each (issue 29's goal).
     assert not (scaffolded / "tutorials" / NEW_ID / "checks").exists()
@@ -98,7 +98,7 @@ def test_check_on_the_new_tutorial_is_green_in_both_locales(
         pairs = {(declared_action(t["nodeid"]), g) for t in tests if t["locale"] == locale
                  and t["outcome"] == "passed" for g in t["guarantees"]}
         assert len(pairs) >= 25, sorted(pairs)
-    assert len(tests) == 114
+    assert len(tests) == 118
 
 
 def declared_action(nodeid: str) -> str:

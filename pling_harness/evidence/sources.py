@@ -69,6 +69,7 @@ GUARANTEE_SOURCES: dict[str, frozenset[EvidenceSource]] = {
     "invalid-params-names-the-argument": _BROWSER_EVIDENCE,
     "loop-limit": _BROWSER_EVIDENCE,
     "model-received": _BROWSER_EVIDENCE,
+    "model-text-inert": _BROWSER_EVIDENCE,
     "model-text-is-text": _BROWSER_EVIDENCE,
     "new-conversation-ends-pending": _BROWSER_EVIDENCE,
     "no-silent-retry": _BROWSER_EVIDENCE,

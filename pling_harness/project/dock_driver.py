@@ -204,6 +204,14 @@ NO_DECISION_WIRE = Absent(absent="the page decides each card itself (the executo
                           "browser): no request carries a decision that could be repeated")
 
 
+class MarkdownText(DriverPart):
+    """The assistant renders the model's text as markdown (its raw HTML through the
+    framework's sanitizer), so what the person reads is not the literal characters."""
+
+    markdown: str = Field(min_length=1, max_length=400)
+    """Where the framework does it (package, version, file), for a person to check."""
+
+
 class TargetKind(DriverPart):
     """Elements the human acts on in a handoff (a code field, a Publish button), by id."""
 
@@ -247,6 +255,11 @@ class DriverSpec(DriverPart):
     naming the id, while the first runs (the page contract's agent loop); absent for a
     framework that keys calls by id and merges the two before any page code sees them (the
     AI SDK's tool parts): the check of that promise is then n/a."""
+    model_text: Literal["text"] | MarkdownText = "text"
+    """How the assistant shows the model's text: `text`, the literal characters (the page
+    contract's rule: markup shown as written), or `{"markdown": "<where>"}` for a framework
+    that renders it as markdown, where the literal-text check is n/a. Either way no model
+    text may run script or fetch from another site (`model-text-inert`)."""
     page_hooks: PageHooks | Absent = NO_PAGE_HOOKS
     decision_wire: DecisionWire | Absent = NO_DECISION_WIRE
     clock: Literal["paused"] | RunningClock = "paused"
@@ -290,6 +303,13 @@ class DriverSpec(DriverPart):
             raise NotObservable(self.name, "assistant_endpoints",
                                 "the page's server runs an approved call itself; its "
                                 "business request never passes through the browser")
+
+    def require_literal_text(self) -> None:
+        """NotObservable when the assistant renders the model's text as markdown: the
+        literal-text rule is our runtime's, not a promise that framework makes."""
+        if isinstance(self.model_text, MarkdownText):
+            raise NotObservable(self.name, "model_text", "renders the model's text as "
+                                f"markdown ({self.model_text.markdown})")
 
     def require(self, part: Part | Absent, name: str) -> Part:
         """`part`, or NotObservable naming it when this driver declares it absent."""

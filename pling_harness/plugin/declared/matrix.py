@@ -143,6 +143,8 @@ TABLE_CHECKS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("whitespace-text-adds-no-message", ("hostile-model-output",)),
     ("markup-shown-as-text", ("model-text-is-text", "hostile-model-output")),
     ("markup-in-arguments-shown-as-text", ("model-text-is-text",)),
+    ("model-text-never-acts", ("model-text-inert",)),
+    ("card-arguments-never-act", ("model-text-inert",)),
     ("endpoints-refuse-foreign-requests", ("server-refuses-foreign-requests",)),
     ("dev-server-refuses-other-sites", ("dev-server-refuses-other-sites",)),
     ("new-document-starts-clean", ("tests-isolated",)),

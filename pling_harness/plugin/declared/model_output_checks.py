@@ -209,7 +209,10 @@ def whitespace_text_adds_no_message(run: DeclaredRun) -> None:
 
 def assistant_text_with_markup(run: DeclaredRun) -> None:
     """Markup in the model's text and in a tool name is shown as text: no
-    element made of it, no handler run, nothing fetched."""
+    element made of it, no handler run, nothing fetched. Our runtime's rule: n/a where the
+    driver says the assistant renders the model's text as markdown (model_text_checks.py
+    holds every page to what may not happen whatever the rendering)."""
+    run.dock.spec.require_literal_text()
     page = run.open()
     markup = '<img src=x onerror="window.__pwned=1"><script>window.__pwned=2</script><b>b</b>'
     name_markup = "<img src=x onerror=window.__pwned=3>"
