@@ -46,8 +46,8 @@ def test_catalogue_names_only_guarantees_the_checks_declare() -> None:
 
 @pytest.mark.mutation
 def test_mutation_suite_every_guarantee_killed_by_a_mutant() -> None:
-    # CI's share: one mutant per guarantee, each meeting only the checks meant to catch it, so
-    # every guarantee is shown to fail within CI's time. `pling-tutorial mutate r-15 --focused`
+    # One mutant per guarantee, each meeting only the checks meant to catch it, so every
+    # guarantee is shown to fail in minutes (`-m mutation`). `pling-tutorial mutate r-15 --focused`
     # runs the whole catalogue (its figure is in the README).
     # Our page's mutants: the React page's run against it with `--external --page react`.
     whole = load_catalogue(catalogue_path(TUTORIAL_ID, PROJECT_ROOT))
