@@ -7,12 +7,15 @@ each framework's fixed bugs on its releases.
     .venv/bin/python scripts/frameworks_page.py --render-only    # write from the kept runs
     .venv/bin/python scripts/frameworks_page.py --replay         # also replay both frameworks'
                                                                  # bugs (slow: old releases)
+    .venv/bin/python scripts/frameworks_page.py --found-only     # rewrite only the Found block
 
 Each run's JSON report (`--pling-report`) is kept in `--runs` (default out/frameworks/):
 `<page>.<locale>.json`; the bug replays' table is the one `scripts/release_replay/
 replay_all.py` wrote into docs/release-replay.md. The page shows what those files say and
 nothing else: a page without a kept run is marked "not run" with the reason. Every cell is
-one command away from being repeated.
+one command away from being repeated. The Found block lists the open breaks of current
+releases from `fixtures/found/<break>/found.json`, each beside its reproduction, and a fail
+cell of a guarantee a break names links that reproduction.
 """
 
 from __future__ import annotations
@@ -29,6 +32,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+from pydantic import BaseModel, ConfigDict, Field
+
 from pling_harness.mutation.served import free_port
 from pling_harness.plugin.report import SuiteReport, TestRecord
 
@@ -44,6 +49,62 @@ DOC = PROJECT_ROOT / "docs" / "frameworks.md"
 REPLAY = PROJECT_ROOT / "scripts" / "release_replay" / "replay_all.py"
 REPLAY_DOC = PROJECT_ROOT / "docs" / "release-replay.md"
 REPLAY_BEGIN, REPLAY_END = "<!-- replay table: begin -->", "<!-- replay table: end -->"
+# Open breaks of current releases, each with a reproduction that needs no harness.
+FOUND = PROJECT_ROOT / "fixtures" / "found"
+FOUND_FILE = "found.json"
+FOUND_BEGIN, FOUND_END = "<!-- found: begin -->", "<!-- found: end -->"
+
+
+class Found(BaseModel):
+    """`fixtures/found/<slug>/found.json`: one open break, beside its reproduction."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    page: str
+    """The key of the page whose framework breaks it (`copilotkit`, `ai-sdk`)."""
+    title: str = Field(min_length=1, max_length=200)
+    user_sees: str = Field(min_length=1, max_length=600)
+    guarantees: tuple[str, ...] = Field(min_length=1)
+    """The guarantees whose checks fail on it: their cells link here."""
+    check: str = Field(min_length=1, max_length=200)
+    confirmed_on: tuple[str, ...] = Field(min_length=1)
+    known: str = Field(min_length=1, max_length=600)
+    """What the framework's tracker says (or that nothing was found, and where we looked)."""
+
+
+def found_breaks() -> dict[str, Found]:
+    """Every open break by its folder's name."""
+    return {path.parent.name: Found.model_validate_json(path.read_text(encoding="utf-8"))
+            for path in sorted(FOUND.glob(f"*/{FOUND_FILE}"))}
+
+
+def found_section(breaks: dict[str, Found]) -> list[str]:
+    """The page's "Found" block, between its markers."""
+    lines = [FOUND_BEGIN, "## Found: what current releases break", "",
+             "Open breaks of the newest releases on the registry, each caught by a check and",
+             "each with a reproduction a maintainer can run without the harness",
+             "(`fixtures/found/<break>/`, its README says how).", "",
+             "| framework | break | what the user sees | caught by | confirmed on | "
+             "known upstream |", "|---|---|---|---|---|---|"]
+    titles = {page.key: page.title for page in PAGES}
+    for slug, found in breaks.items():
+        lines.append(f"| {titles.get(found.page, found.page)} | "
+                     f"[{found.title}](../fixtures/found/{slug}/) | {found.user_sees} | "
+                     f"`{found.check}` ({', '.join(found.guarantees)}) | "
+                     f"{'; '.join(found.confirmed_on)} | {found.known} |")
+    return [*lines, FOUND_END]
+
+
+def write_found_only(out: Path) -> None:
+    """Rewrite the Found block of an existing page, leaving its run cells as they are."""
+    text = out.read_text(encoding="utf-8")
+    block = "\n".join(found_section(found_breaks()))
+    if FOUND_BEGIN in text and FOUND_END in text:
+        head, rest = text.split(FOUND_BEGIN, 1)
+        text = head + block + rest.split(FOUND_END, 1)[1]
+    else:
+        text = text.rstrip("\n") + "\n\n" + block + "\n"
+    out.write_text(text, encoding="utf-8")
 
 
 @dataclass(frozen=True)
@@ -138,8 +199,9 @@ def run_replay() -> int:
 
 # ---- the page ---------------------------------------------------------------------------
 
-def cell(tests: list[TestRecord]) -> str:
-    """What the checks of one guarantee on one page said, over its locales."""
+def cell(tests: list[TestRecord], reproductions: tuple[str, ...] = ()) -> str:
+    """What the checks of one guarantee on one page said, over its locales; a fail links the
+    reproductions of the open breaks it is."""
     if not tests:
         return "—"
     outcomes = [t.outcome for t in tests]
@@ -150,7 +212,8 @@ def cell(tests: list[TestRecord]) -> str:
     if failed:
         first = LOCAL_URL.sub("the page", failed[0].failure or failed[0].outcome)
         first = first.replace("|", "\\|")[:140]
-        return f"**fails** {len(failed)}/{len(ran)} checks: {first}"
+        links = "".join(f" ([reproduction](../fixtures/found/{slug}/))" for slug in reproductions)
+        return f"**fails** {len(failed)}/{len(ran)} checks: {first}{links}"
     if ran:
         na = outcomes.count("n/a")
         return (f"kept ({', '.join(locales)}; {outcomes.count('passed')} checks"
@@ -212,9 +275,12 @@ def render(runs: Path, locales: tuple[str, ...]) -> str:
                      f"{results[page.key][1]} |")
     lines += ["", "| guarantee | " + " | ".join(p.title for p in PAGES) + " |",
               "|---|" + "---|" * len(PAGES)]
+    breaks = found_breaks()
     for guarantee in guarantees:
-        cells = [cell(results[p.key][0].get(guarantee, [])) if results[p.key][0]
-                 else "not run" for p in PAGES]
+        cells = [cell(results[p.key][0].get(guarantee, []),
+                      tuple(slug for slug, found in breaks.items()
+                            if found.page == p.key and guarantee in found.guarantees))
+                 if results[p.key][0] else "not run" for p in PAGES]
         lines.append(f"| `{guarantee}` | " + " | ".join(cells) + " |")
     lines += ["", "## Released versions that broke a promise", "",
               "Each framework's bugs, on its last buggy and its first fixed release (an open",
@@ -230,6 +296,7 @@ def render(runs: Path, locales: tuple[str, ...]) -> str:
         lines += ["", f"Not in that table: {', '.join(missing)} (its bugs were not replayed "
                   "when the table was last written; `replay_all.py` with no `--page` replays "
                   "both pages)."]
+    lines += ["", *found_section(breaks)]
     return "\n".join(lines) + "\n"
 
 
@@ -241,8 +308,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--locales", nargs="+", choices=LOCALES, default=list(LOCALES))
     parser.add_argument("--render-only", action="store_true")
     parser.add_argument("--replay", action="store_true")
+    parser.add_argument("--found-only", action="store_true",
+                        help="rewrite only the page's Found block from fixtures/found/")
     parser.add_argument("--out", type=Path, default=DOC)
     args = parser.parse_args(argv)
+    if args.found_only:
+        write_found_only(args.out)
+        print(f"frameworks: wrote the Found block of {args.out}")
+        return 0
     runs: Path = args.runs.resolve()
     runs.mkdir(parents=True, exist_ok=True)
     if not args.render_only:

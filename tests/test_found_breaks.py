@@ -1,0 +1,42 @@
+"""The open breaks of current framework releases (`fixtures/found/<break>/`): each has its
+reproduction's README and a valid `found.json`, and docs/frameworks.md's Found block is what
+they say, each fail cell of a guarantee they name linking its reproduction."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+PROJECT_ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(PROJECT_ROOT / "scripts"))
+
+import frameworks_page  # noqa: E402 (a script's module)
+from pling_harness.plugin.report import TestRecord  # noqa: E402
+
+
+def test_every_break_has_a_reproduction_and_a_record() -> None:
+    folders = sorted(p for p in frameworks_page.FOUND.iterdir() if p.is_dir())
+    breaks = frameworks_page.found_breaks()
+
+    assert folders, "no open break recorded"
+    assert [p.name for p in folders] == list(breaks)
+    assert all((p / "README.md").is_file() for p in folders)
+    assert {found.page for found in breaks.values()} <= {p.key for p in frameworks_page.PAGES}
+
+
+def test_frameworks_page_shows_every_break() -> None:
+    block = "\n".join(frameworks_page.found_section(frameworks_page.found_breaks()))
+    assert block in (PROJECT_ROOT / "docs" / "frameworks.md").read_text(encoding="utf-8"), (
+        "run .venv/bin/python scripts/frameworks_page.py --found-only")
+
+
+def test_a_failing_cell_links_the_reproduction_of_its_break() -> None:
+    failed = TestRecord.model_validate({
+        "nodeid": "actions.json::test_declared[table-model-text-never-acts-en-chromium]",
+        "locale": "en", "guarantees": ["model-text-inert"], "outcome": "failed",
+        "failure": "guarantee 'model-text-inert' violated: the page fetched …"})
+
+    cell = frameworks_page.cell([failed], ("copilotkit-remote-images",))
+
+    assert cell.startswith("**fails** 1/1 checks: guarantee 'model-text-inert' violated")
+    assert cell.endswith("([reproduction](../fixtures/found/copilotkit-remote-images/))")
