@@ -204,6 +204,37 @@ NO_DECISION_WIRE = Absent(absent="the page decides each card itself (the executo
                           "browser): no request carries a decision that could be repeated")
 
 
+class LoopCap(DriverPart):
+    """A cap the assistant itself puts on a runaway agent loop, and where the rule comes from
+    (the page contract, or a framework's docs or source with its version)."""
+
+    limit: int = Field(ge=1, le=1000)
+    source: str = Field(min_length=1, max_length=300)
+
+
+class LoopCaps(DriverPart):
+    """How the assistant ends a model that keeps calling (SPEC §5): the most model requests
+    one turn makes, the most calls of one reply it handles, each declared with its source or
+    absent with the reason. Checks hold the page to the caps it declares, and to what every
+    user is owed whatever the caps: a runaway loop ends by itself, and every call that asks
+    still asks, however many calls came before it."""
+
+    model_requests_per_turn: LoopCap | Absent
+    calls_per_reply: LoopCap | Absent
+    """Past it, a reply's calls are refused without running; absent for a framework that
+    handles every call of a reply (each call that asks then still asks)."""
+    stop_told: Literal[True] | Absent = True
+    """A call refused at a cap is answered LOOP_LIMIT to the model and told to the user (a
+    notice naming the action); absent for a framework that stops the loop silently."""
+
+
+PAGE_CONTRACT_LOOP_CAPS = LoopCaps(
+    model_requests_per_turn=LoopCap(limit=8, source="the page contract's caps "
+                                    "(docs/page-contract.md, \"What the agent loop must do\")"),
+    calls_per_reply=LoopCap(limit=10, source="the page contract's caps (docs/page-contract.md, "
+                            "\"What the agent loop must do\")"))
+
+
 class TargetKind(DriverPart):
     """Elements the human acts on in a handoff (a code field, a Publish button), by id."""
 
@@ -247,6 +278,9 @@ class DriverSpec(DriverPart):
     naming the id, while the first runs (the page contract's agent loop); absent for a
     framework that keys calls by id and merges the two before any page code sees them (the
     AI SDK's tool parts): the check of that promise is then n/a."""
+    loop_caps: LoopCaps = PAGE_CONTRACT_LOOP_CAPS
+    """The caps that end a runaway loop (the page contract's 8 model requests a turn and 10
+    calls a reply unless the driver declares its framework's own)."""
     page_hooks: PageHooks | Absent = NO_PAGE_HOOKS
     decision_wire: DecisionWire | Absent = NO_DECISION_WIRE
     clock: Literal["paused"] | RunningClock = "paused"

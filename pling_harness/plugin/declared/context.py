@@ -5,7 +5,8 @@ action, read the projection, wait for the declared effect)."""
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -30,6 +31,8 @@ from pling_harness.server.model.wire import FunctionDefinition
 
 # How long a generated check waits for the page to show an effect (ms).
 SHOWN_TIMEOUT_MS = 5_000
+# How long the dock waits for a turn to settle, per model request the turn may make (ms).
+SETTLE_MS_PER_MODEL_REQUEST = 600
 
 
 @dataclass
@@ -159,6 +162,17 @@ class DeclaredRun:
         before = self.timeline.mark()
         self.dock.ask(self.request_words())
         return before
+
+    @contextmanager
+    def patient(self, model_requests: int) -> Iterator[None]:
+        """The dock waits for a turn of up to `model_requests` model requests to settle (a
+        framework's cap of 100 takes longer than the wait meant for one), then as before."""
+        usual = self.dock.settle_timeout_ms
+        self.dock.settle_timeout_ms = max(usual, model_requests * SETTLE_MS_PER_MODEL_REQUEST)
+        try:
+            yield
+        finally:
+            self.dock.settle_timeout_ms = usual
 
     def call(self, arguments: Mapping[str, Any] | str, *, action: str | None = None) -> Mark:
         """The model calls the action (or `action`) with exactly `arguments` (raw text as

@@ -20,7 +20,8 @@ from pling_harness.plugin.declared.context import DeclaredRun
 from pling_harness.project.dock_driver import Absent
 from pling_harness.server.model.handle import calling, tool_call
 
-# The page contract's caps: calls per model reply, model calls per turn.
+# At most this many calls a reply and replies a turn, within the driver's caps (the page
+# contract's are 10 and 8, the 8th reply's calls refused).
 CALLS_PER_REPLY = 10
 REPLIES_PER_TURN = 7
 NAME = "rejected-before-prompt"
@@ -57,10 +58,11 @@ def rejected_before_prompt(run: DeclaredRun) -> None:
     unknown = f"not_{run.action}"
     if unknown not in run.table.actions:
         calls.append(("call_unknown_before_arguments", unknown, "{oops", "UNKNOWN_ACTION"))
+    per_reply, per_turn = _within_the_caps(run)
     replies = [calling(*(tool_call(call, action, arguments)
-                         for call, action, arguments, _ in calls[start:start + CALLS_PER_REPLY]))
-               for start in range(0, len(calls), CALLS_PER_REPLY)]
-    if len(replies) > REPLIES_PER_TURN:
+                         for call, action, arguments, _ in calls[start:start + per_reply]))
+               for start in range(0, len(calls), per_reply)]
+    if len(replies) > per_turn:
         raise ValueError(f"{run.action}'s params imply {len(calls)} invalid calls, more than "
                          "one turn can carry")
     run.model.script(*replies)
@@ -71,6 +73,17 @@ def rejected_before_prompt(run: DeclaredRun) -> None:
         raise GuaranteeViolation(NAME, f"each refused call should be told to the user; "
                                  f"{notices.count()} INVALID_PARAMS notices for "
                                  f"{len(invalid)} calls", run.timeline)
+
+
+def _within_the_caps(run: DeclaredRun) -> tuple[int, int]:
+    """Calls a reply and replies a turn that stay within the driver's loop caps (a reply at
+    the turn's cap may be refused whole, so one fewer)."""
+    caps = run.dock.spec.loop_caps
+    per_reply = CALLS_PER_REPLY if isinstance(caps.calls_per_reply, Absent) \
+        else min(CALLS_PER_REPLY, caps.calls_per_reply.limit)
+    per_turn = REPLIES_PER_TURN if isinstance(caps.model_requests_per_turn, Absent) \
+        else min(REPLIES_PER_TURN, caps.model_requests_per_turn.limit - 1)
+    return per_reply, max(per_turn, 1)
 
 
 def _refusable(run: DeclaredRun, params: Params, case: InvalidCall) -> bool:
