@@ -102,7 +102,7 @@ def run_into_the_cap(run: DeclaredRun) -> None:
     run.model.script(*[calling(tool_call(f"call_runaway_{reply}", run.action))
                        for reply in range(cap.limit + 1)])
     with run.patient(cap.limit):
-        run.ask()
+        run.asked_at_least(run.ask(), cap.limit)
     run.model.reset_overrides()  # the reply the capped turn never asked for
 
 
