@@ -238,6 +238,8 @@ def test_copilotkit_driver_declares_its_own_cap_none_a_reply_and_a_silent_stop()
         copilotkit.require(caps.calls_per_reply, "loop_caps.calls_per_reply")
     with pytest.raises(NotObservable, match=r"copilotkit: loop_caps\.stop_told: .*console"):
         copilotkit.require(caps.stop_told, "loop_caps.stop_told")
+    assert copilotkit.whitespace_arguments_read_as_none is False  # only "" becomes {}
+    assert default_driver().whitespace_arguments_read_as_none is True
     for part in ("blank_arguments_refused", "repeated_call_id_refused"):
         with pytest.raises(NotObservable, match=f"copilotkit: {part}: .*1\\.74\\.0"):
             copilotkit.require(getattr(copilotkit, part), part)

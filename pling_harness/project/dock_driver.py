@@ -273,6 +273,10 @@ class DriverSpec(DriverPart):
     contract, "Argument schemas"); absent for a framework that reads it as `{}` before any
     page code sees the call (the AI SDK's tool-call parser): a blank call to an action that
     takes no arguments is then a call with none, and checks hold it to that."""
+    whitespace_arguments_read_as_none: bool = True
+    """With `blank_arguments_refused` absent: whether arguments of only whitespace are read as
+    `{}` as well (the AI SDK's parser trims them), or only the empty text (CopilotKit's
+    `parseToolArguments`: whitespace is not JSON, so it must be refused as such)."""
     repeated_call_id_refused: Literal[True] | Absent = True
     """A second call under an id already used in the same reply is refused INVALID_PARAMS,
     naming the id, while the first runs (the page contract's agent loop); absent for a

@@ -46,10 +46,13 @@ def _refused(run: DeclaredRun, since: Mark, wanted: dict[str, tuple[str, str]]) 
 def rejected_before_prompt(run: DeclaredRun) -> None:
     """Every invalid argument object its `params` implies is INVALID_PARAMS, every near miss
     of its id (and an unknown id with arguments that are not JSON) UNKNOWN_ACTION: all in one
-    turn, none prompting."""
+    turn, none prompting. Where the driver says the framework reads blank arguments as `{}`,
+    a blank call to a read that takes none is held to a call with none first."""
     run.open()
     params = run.params()
-    invalid = [case for case in invalid_calls(params) if _refusable(run, params, case)]
+    cases = invalid_calls(params)
+    invalid = [case for case in cases if _refusable(run, params, case)]
+    _blank_reads_run_as_calls_with_none(run, [c for c in cases if c not in invalid])
     calls = [(f"call_{case.case}", run.action, case.arguments, "INVALID_PARAMS")
              for case in invalid]
     calls += [(f"call_near_miss_{n}", miss, "{}", "UNKNOWN_ACTION")
@@ -88,10 +91,33 @@ def _within_the_caps(run: DeclaredRun) -> tuple[int, int]:
 
 def _refusable(run: DeclaredRun, params: Params, case: InvalidCall) -> bool:
     """Whether the page must refuse `case`: every case, except where the driver says the
-    framework reads blank arguments as `{}` and `params` takes `{}` (a call with none)."""
-    if not isinstance(run.dock.spec.blank_arguments_refused, Absent):
+    framework reads blank arguments as `{}` (the empty text; whitespace too where it says
+    so) and `params` takes `{}` (a call with none)."""
+    spec = run.dock.spec
+    if not isinstance(spec.blank_arguments_refused, Absent) or params.get("required"):
         return True
-    return case.arguments.strip() != "" or bool(params.get("required"))
+    read_as_none = case.arguments.strip() if spec.whitespace_arguments_read_as_none \
+        else case.arguments
+    return read_as_none != ""
+
+
+def _blank_reads_run_as_calls_with_none(run: DeclaredRun, blank: list[InvalidCall]) -> None:
+    """Each blank call the framework reads as `{}`, to an action that runs at once and
+    changes nothing (a read), is answered as the call with none is: run, no card (an action
+    that asks is left to its own checks: its blank call would ask, as its call with none)."""
+    if not blank or run.row.policy != "none" or run.row.effect:
+        return
+    calls = [(f"call_{case.case}", case.arguments) for case in blank]
+    run.model.script(calling(*(tool_call(call, run.action, arguments)
+                               for call, arguments in calls)),
+                     {"role": "assistant", "content": "…"})
+    before = run.ask()
+    got = {r.call_id: r.code for r in run.timeline.tool_results(before)}
+    if got != {call: "OK" for call, _ in calls}:
+        raise GuaranteeViolation(NAME, f"a blank call to {run.action} is a call with none, "
+                                 f"as its framework reads it; the model received {got}",
+                                 run.timeline)
+    run.expect_nothing_asked(before, guarantee=NAME, after="for a blank call")
 
 
 def rejected_when_unavailable(run: DeclaredRun) -> None:
