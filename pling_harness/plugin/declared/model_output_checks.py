@@ -113,12 +113,15 @@ def fifty_calls_in_one_reply(run: DeclaredRun) -> None:
 
 
 def _every_call_still_asks(run: DeclaredRun) -> None:
-    """No cap on a reply's calls: after READS_BEFORE_ASKING harmless calls, each of the
-    reply's calls to an action that asks shows its own card (or handoff) and, denied (or
-    cancelled), runs nothing; the model receives every result, in order."""
+    """No cap on a reply's calls: after all but the last ASKING_AFTER_READS of fifty calls,
+    harmless and handled, each of those last calls, to an action that asks, shows its own
+    card (or handoff) and, denied (or cancelled), runs nothing; the model receives every
+    result, in order."""
     run.open()
     harmless, action = harmless_call(run), asking_action(run)
     row = run.table.actions[action]
+    if not (row.asks or row.policy == "handoff"):
+        pytest.skip(not_applicable("table", "no action that asks or hands off"))
     reads = CALLS_IN_ONE_REPLY - ASKING_AFTER_READS
     calls = [harmless.call(f"call_{n}") for n in range(1, reads + 1)]
     calls += [asking_call(run, f"call_{n}") for n in range(reads + 1, CALLS_IN_ONE_REPLY + 1)]
