@@ -13,7 +13,9 @@ from pling_harness.cli.main import main
 from pling_harness.plugin.report import SuiteReport
 from pling_harness.project.dock_driver import (
     DEFAULT_DRIVER_PATH,
+    Absent,
     DriverError,
+    DriverSpec,
     NotObservable,
     default_driver,
     find_driver,
@@ -226,3 +228,50 @@ def test_a_model_text_rendering_the_harness_does_not_know_is_refused(tmp_path: P
         path.write_text(json.dumps({**spec, "model_text": wrong}), encoding="utf-8")
         with pytest.raises(DriverError, match="model_text"):
             load_driver(path)
+def test_page_contract_driver_declares_our_runtimes_caps_and_a_told_stop() -> None:
+    # Our runtime's caps are a rule it declares like any framework's: 8 and 10, told.
+    caps = default_driver().loop_caps
+    assert not isinstance(caps.model_requests_per_turn, Absent)
+    assert not isinstance(caps.calls_per_reply, Absent)
+    assert (caps.model_requests_per_turn.limit, caps.calls_per_reply.limit) == (8, 10)
+    assert "page-contract.md" in caps.model_requests_per_turn.source
+    assert caps.stop_told is True
+    # A driver that says nothing of caps is held to the page contract's.
+    data = default_as_json()
+    del data["loop_caps"]
+    unsaid = DriverSpec.model_validate(data).loop_caps
+    assert unsaid.model_dump(exclude={"model_requests_per_turn": {"source"},
+                                      "calls_per_reply": {"source"}}) \
+        == caps.model_dump(exclude={"model_requests_per_turn": {"source"},
+                                    "calls_per_reply": {"source"}})
+
+
+def test_copilotkit_driver_declares_its_own_cap_none_a_reply_and_a_silent_stop() -> None:
+    copilotkit = load_driver(PROJECT_ROOT / "tutorials" / TUTORIAL / "drivers" / "copilotkit.json")
+    caps = copilotkit.loop_caps
+
+    assert copilotkit.require(caps.model_requests_per_turn, "loop_caps.model_requests_per_turn"
+                              ).limit == 100
+    assert "MAX_FOLLOW_UP_DEPTH" in copilotkit.require(
+        caps.model_requests_per_turn, "loop_caps.model_requests_per_turn").source
+    with pytest.raises(NotObservable, match=r"copilotkit: loop_caps\.calls_per_reply: "
+                                            "CopilotKit handles every call of a reply"):
+        copilotkit.require(caps.calls_per_reply, "loop_caps.calls_per_reply")
+    with pytest.raises(NotObservable, match=r"copilotkit: loop_caps\.stop_told: .*console"):
+        copilotkit.require(caps.stop_told, "loop_caps.stop_told")
+    assert copilotkit.whitespace_arguments_read_as_none is False  # only "" becomes {}
+    assert default_driver().whitespace_arguments_read_as_none is True
+    for part in ("blank_arguments_refused", "repeated_call_id_refused"):
+        with pytest.raises(NotObservable, match=f"copilotkit: {part}: .*1\\.74\\.0"):
+            copilotkit.require(getattr(copilotkit, part), part)
+
+
+@pytest.mark.parametrize("cap", [{"limit": 0, "source": "x"}, {"limit": 8, "source": ""},
+                                 {"limit": 8}, {"limit": 8, "source": "x", "told": True}])
+def test_driver_loop_cap_needs_a_positive_limit_and_its_source(tmp_path: Path,
+                                                             cap: dict[str, object]) -> None:
+    data = default_as_json()
+    data["loop_caps"] = {"model_requests_per_turn": cap,
+                         "calls_per_reply": {"absent": "no cap a reply"}}
+    with pytest.raises(DriverError, match=r"loop_caps\.model_requests_per_turn"):
+        load_driver(write_driver(tmp_path, data))

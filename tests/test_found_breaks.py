@@ -11,6 +11,7 @@ PROJECT_ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(PROJECT_ROOT / "scripts"))
 
 import frameworks_page  # noqa: E402 (a script's module)
+
 from pling_harness.plugin.report import TestRecord  # noqa: E402
 
 

@@ -210,6 +210,35 @@ class MarkdownText(DriverPart):
 
     markdown: str = Field(min_length=1, max_length=400)
     """Where the framework does it (package, version, file), for a person to check."""
+class LoopCap(DriverPart):
+    """A cap the assistant itself puts on a runaway agent loop, and where the rule comes from
+    (the page contract, or a framework's docs or source with its version)."""
+
+    limit: int = Field(ge=1, le=1000)
+    source: str = Field(min_length=1, max_length=300)
+
+
+class LoopCaps(DriverPart):
+    """How the assistant ends a model that keeps calling (SPEC §5): the most model requests
+    one turn makes, the most calls of one reply it handles, each declared with its source or
+    absent with the reason. Checks hold the page to the caps it declares, and to what every
+    user is owed whatever the caps: a runaway loop ends by itself, and every call that asks
+    still asks, however many calls came before it."""
+
+    model_requests_per_turn: LoopCap | Absent
+    calls_per_reply: LoopCap | Absent
+    """Past it, a reply's calls are refused without running; absent for a framework that
+    handles every call of a reply (each call that asks then still asks)."""
+    stop_told: Literal[True] | Absent = True
+    """A call refused at a cap is answered LOOP_LIMIT to the model and told to the user (a
+    notice naming the action); absent for a framework that stops the loop silently."""
+
+
+PAGE_CONTRACT_LOOP_CAPS = LoopCaps(
+    model_requests_per_turn=LoopCap(limit=8, source="the page contract's caps "
+                                    "(docs/page-contract.md, \"What the agent loop must do\")"),
+    calls_per_reply=LoopCap(limit=10, source="the page contract's caps (docs/page-contract.md, "
+                            "\"What the agent loop must do\")"))
 
 
 class TargetKind(DriverPart):
@@ -250,6 +279,10 @@ class DriverSpec(DriverPart):
     contract, "Argument schemas"); absent for a framework that reads it as `{}` before any
     page code sees the call (the AI SDK's tool-call parser): a blank call to an action that
     takes no arguments is then a call with none, and checks hold it to that."""
+    whitespace_arguments_read_as_none: bool = True
+    """With `blank_arguments_refused` absent: whether arguments of only whitespace are read as
+    `{}` as well (the AI SDK's parser trims them), or only the empty text (CopilotKit's
+    `parseToolArguments`: whitespace is not JSON, so it must be refused as such)."""
     repeated_call_id_refused: Literal[True] | Absent = True
     """A second call under an id already used in the same reply is refused INVALID_PARAMS,
     naming the id, while the first runs (the page contract's agent loop); absent for a
@@ -260,6 +293,9 @@ class DriverSpec(DriverPart):
     contract's rule: markup shown as written), or `{"markdown": "<where>"}` for a framework
     that renders it as markdown, where the literal-text check is n/a. Either way no model
     text may run script or fetch from another site (`model-text-inert`)."""
+    loop_caps: LoopCaps = PAGE_CONTRACT_LOOP_CAPS
+    """The caps that end a runaway loop (the page contract's 8 model requests a turn and 10
+    calls a reply unless the driver declares its framework's own)."""
     page_hooks: PageHooks | Absent = NO_PAGE_HOOKS
     decision_wire: DecisionWire | Absent = NO_DECISION_WIRE
     clock: Literal["paused"] | RunningClock = "paused"

@@ -99,6 +99,8 @@ CHECKS: dict[str, Callable[[DeclaredRun], None]] = {
     "provider-faults": gateway_checks.provider_faults,
     "refuses-foreign-requests": foreign_checks.action_refuses_foreign_requests,
     "repeated-call-id-refused": model_output_checks.repeated_call_id_refused,
+    "repeated-call-id-runs-nothing-unasked":
+        model_output_checks.repeated_call_id_runs_nothing_unasked,
     "reply-without-text-or-calls": model_output_checks.reply_without_text_or_calls,
     "run-failure-notice-means-its-code": copy_notices.run_failure_notice_means_its_code,
     "timeout-notice-means-its-code": copy_notices.timeout_notice_means_its_code,

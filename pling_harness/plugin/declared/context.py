@@ -5,7 +5,8 @@ action, read the projection, wait for the declared effect)."""
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -30,6 +31,12 @@ from pling_harness.server.model.wire import FunctionDefinition
 
 # How long a generated check waits for the page to show an effect (ms).
 SHOWN_TIMEOUT_MS = 5_000
+# How long the dock waits for a turn to settle, per model request the turn may make (ms).
+SETTLE_MS_PER_MODEL_REQUEST = 1_500
+# How often a check looks again whether the model has been asked as often as it waits for (ms).
+MODEL_REQUEST_LOOK_MS = 100
+# How long no model request must come before a loop that stops silently counts as stopped (ms).
+QUIET_MS = 3_000
 
 
 @dataclass
@@ -159,6 +166,43 @@ class DeclaredRun:
         before = self.timeline.mark()
         self.dock.ask(self.request_words())
         return before
+
+    def asked_at_least(self, since: Mark, count: int) -> int:
+        """The model requests made since `since`, once there are `count` of them and the
+        dock has settled, or once the wait for a turn of `count` requests is over (a loop
+        that a framework runs between its runs can look settled for a frame, so the dock's
+        settle alone does not say the turn is over)."""
+        assert self.page is not None
+        waited, timeout = 0, count * SETTLE_MS_PER_MODEL_REQUEST
+        while (asked := len(self.timeline.server_records(since, kind="model.request"))) < count \
+                and waited < timeout:
+            self.page.wait_for_timeout(MODEL_REQUEST_LOOK_MS)
+            waited += MODEL_REQUEST_LOOK_MS
+        self.dock.wait_until_settled()
+        return max(asked, len(self.timeline.server_records(since, kind="model.request")))
+
+    def asked_until_quiet(self, since: Mark, asked: int) -> int:
+        """The model requests made since `since`, once none has come for QUIET_MS (`asked`
+        already seen): how a check tells that a loop which stops silently has stopped."""
+        assert self.page is not None
+        quiet = 0
+        while quiet < QUIET_MS:
+            self.page.wait_for_timeout(MODEL_REQUEST_LOOK_MS)
+            now = len(self.timeline.server_records(since, kind="model.request"))
+            quiet = 0 if now != asked else quiet + MODEL_REQUEST_LOOK_MS
+            asked = now
+        return asked
+
+    @contextmanager
+    def patient(self, model_requests: int) -> Iterator[None]:
+        """The dock waits for a turn of up to `model_requests` model requests to settle (a
+        framework's cap of 100 takes longer than the wait meant for one), then as before."""
+        usual = self.dock.settle_timeout_ms
+        self.dock.settle_timeout_ms = max(usual, model_requests * SETTLE_MS_PER_MODEL_REQUEST)
+        try:
+            yield
+        finally:
+            self.dock.settle_timeout_ms = usual
 
     def call(self, arguments: Mapping[str, Any] | str, *, action: str | None = None) -> Mark:
         """The model calls the action (or `action`) with exactly `arguments` (raw text as

@@ -15,8 +15,6 @@ from pling_harness.plugin.declared.context import DeclaredRun
 from pling_harness.server.model.handle import calling, tool_call
 
 NAME = "bilingual-copy"
-# More model calls than any sane per-turn cap (SPEC §5, "e.g. 8"): the turn must stop first.
-RUNAWAY_MODEL_CALLS = 20
 # What a business API says when it is down: the page must report RUN_FAILED.
 UNAVAILABLE = {"ok": False, "code": "UNAVAILABLE", "message": "try again later"}
 
@@ -88,12 +86,24 @@ def fail_business_answer(run: DeclaredRun) -> str:
 
 
 def keep_calling(run: DeclaredRun) -> str:
-    """The model calls the action reply after reply until the turn's cap stops it."""
-    run.model.script(*[calling(tool_call(f"call_runaway_{reply}", run.action))
-                       for reply in range(RUNAWAY_MODEL_CALLS)])
-    run.ask()
-    run.model.reset_overrides()  # the replies the capped turn never asked for
+    """The model calls the action reply after reply until the turn's cap stops it, and the
+    stop is told (n/a, NotObservable, where the driver declares no cap a turn or a stop that
+    tells nothing: then there is no notice to read)."""
+    run.dock.spec.require(run.dock.spec.loop_caps.stop_told, "loop_caps.stop_told")
+    run_into_the_cap(run)
     return "LOOP_LIMIT"
+
+
+def run_into_the_cap(run: DeclaredRun) -> None:
+    """The model calls the action reply after reply, one reply more than the turn's cap (the
+    driver's) lets it make, so the turn ends at the cap (n/a, NotObservable, without one)."""
+    cap = run.dock.spec.require(run.dock.spec.loop_caps.model_requests_per_turn,
+                                "loop_caps.model_requests_per_turn")
+    run.model.script(*[calling(tool_call(f"call_runaway_{reply}", run.action))
+                       for reply in range(cap.limit + 1)])
+    with run.patient(cap.limit):
+        run.asked_at_least(run.ask(), cap.limit)
+    run.model.reset_overrides()  # the reply the capped turn never asked for
 
 
 # ---- the generated checks -----------------------------------------------------------------

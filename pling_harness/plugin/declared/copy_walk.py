@@ -21,7 +21,7 @@ from pling_harness.evidence.guarantees import GuaranteeViolation
 from pling_harness.plugin.declared import copy_notices
 from pling_harness.plugin.declared.context import DeclaredRun
 from pling_harness.project.action_table import ActionRow
-from pling_harness.project.dock_driver import NotObservable
+from pling_harness.project.dock_driver import Absent, NotObservable
 from pling_harness.project.texts import dock_copy, page_copy
 from pling_harness.server.model import ProviderUnavailable
 from pling_harness.server.model.handle import calling, tool_call
@@ -94,6 +94,12 @@ class Walk:
         return found + glossary.language_problems(
             locale, UNFILLED_PLACEHOLDER.sub(" ", text), identifiers=self.identifiers())
 
+    def report(self) -> str:
+        locale = self.run.locale
+        return (f"the {locale} page shows text that is not {locale}:\n"
+                + "\n".join(f"  {state}: {'; '.join(problems)}"
+                            for state, problems in self.found.items()))
+
     def notice(self, move: Callable[[DeclaredRun], str], action: str) -> None:
         """Make `move` about `action`, then look at its notice."""
         self.shown_notice(move(self.of(action)), action)
@@ -152,12 +158,18 @@ def page_speaks_its_locale(run: DeclaredRun) -> None:
                                                                or {})}}
     walk = Walk(run=run, keys=sorted(keys))
     walk.collect("initial page")
-    _walk_the_dock(walk)
+    try:
+        _walk_the_dock(walk)
+    except AssertionError as stopped:
+        # What the walk saw before a move failed is a break of its own: never hidden by it.
+        if not walk.found:
+            raise
+        problem = stopped.problem if isinstance(stopped, GuaranteeViolation) \
+            else str(stopped).split("\n", 1)[0]
+        raise GuaranteeViolation(NAME, f"{walk.report()}\nand then the walk stopped: "
+                                 f"{problem}", run.timeline) from stopped
     if walk.found:
-        raise GuaranteeViolation(NAME, f"the {locale} page shows text that is not {locale}:\n"
-                                 + "\n".join(f"  {state}: {'; '.join(problems)}"
-                                             for state, problems in walk.found.items()),
-                                 run.timeline)
+        raise GuaranteeViolation(NAME, walk.report(), run.timeline)
 
 
 def _walk_the_dock(walk: Walk) -> None:
@@ -200,8 +212,19 @@ def _walk_the_dock(walk: Walk) -> None:
         with contextlib.suppress(NotObservable):  # held at the network: n/a there too
             walk.notice(copy_notices.fail_business_answer, writer)
     if reader is not None:
-        walk.notice(copy_notices.keep_calling, reader)
+        _into_the_cap(walk, reader)
     _rejected_and_gateway(walk, first_action)
+
+
+def _into_the_cap(walk: Walk, reader: str) -> None:
+    """The turn's cap (the driver's), its notice where the stop is told, else the page as the
+    silent stop leaves it; nothing where the driver declares no cap a turn."""
+    with contextlib.suppress(NotObservable):
+        if isinstance(walk.run.dock.spec.loop_caps.stop_told, Absent):
+            copy_notices.run_into_the_cap(walk.of(reader))
+            walk.collect(f"the turn's cap, stopped without a notice ({reader})")
+        else:
+            walk.notice(copy_notices.keep_calling, reader)
 
 
 def _rejected_and_gateway(walk: Walk, action: str) -> None:

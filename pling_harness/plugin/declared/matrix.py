@@ -139,6 +139,7 @@ TABLE_CHECKS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("model-calls-per-turn-capped", ("loop-limit", "hostile-model-output")),
     ("repeated-call-id-refused", ("hostile-model-output", "rejected-before-prompt",
                                   "invalid-params-names-the-argument")),
+    ("repeated-call-id-runs-nothing-unasked", ("hostile-model-output",)),
     ("reply-without-text-or-calls", ("hostile-model-output",)),
     ("whitespace-text-adds-no-message", ("hostile-model-output",)),
     ("markup-shown-as-text", ("model-text-is-text", "hostile-model-output")),

@@ -25,13 +25,15 @@ from pling_harness.plugin.declared.stage import (
     harmless_call,
 )
 from pling_harness.plugin.report import not_applicable
+from pling_harness.project.dock_driver import Absent
 from pling_harness.server.model.conversation import ToolResultSeen
 from pling_harness.server.model.handle import calling, tool_call
 
-# The caps the page contract fixes ("What the agent loop must do"), exact so a check reaches them.
-MAX_MODEL_CALLS_PER_TURN = 8
-MAX_TOOL_CALLS_PER_REPLY = 10
+# The caps themselves are the driver's (`DriverSpec.loop_caps`): the page contract's 8 and 10,
+# or a framework's own. Fifty calls in one reply pass any cap a reply may have.
 CALLS_IN_ONE_REPLY = 50
+# Without a cap a reply: its last calls ask, after the rest, harmless, ran.
+ASKING_AFTER_READS = 3
 HOSTILE = "hostile-model-output"
 LOOP_LIMIT = "loop-limit"
 # What came before a card or handoff that should never have shown (in a violation).
@@ -78,66 +80,130 @@ def _expect_notices(run: DeclaredRun, code: str, count: int, guarantee: str) -> 
 
 
 def fifty_calls_in_one_reply(run: DeclaredRun) -> None:
-    """Fifty calls in one reply: the first ten handled (harmless calls), the forty past the cap
-    (to an action that would ask) each refused LOOP_LIMIT, told to the user, none asked."""
+    """Fifty calls in one reply, held to the reply cap the driver declares: the calls within
+    it handled (harmless calls), those past it (to an action that would ask) refused, none
+    asked, each LOOP_LIMIT and told where the driver says the stop is told. Where the
+    framework handles every call of a reply (no cap declared), every call is handled, and the
+    calls that ask, after forty-odd reads, each still ask (`_every_call_still_asks`)."""
+    caps = run.dock.spec.loop_caps
+    if isinstance(caps.calls_per_reply, Absent):
+        _every_call_still_asks(run)
+        return
+    cap = caps.calls_per_reply.limit
+    total = max(CALLS_IN_ONE_REPLY, cap + 1)
     run.open()
     harmless, refused_action = harmless_call(run), asking_action(run)
-    calls = [harmless.call(f"call_{n}") if n <= MAX_TOOL_CALLS_PER_REPLY
-             else asking_call(run, f"call_{n}") for n in range(1, CALLS_IN_ONE_REPLY + 1)]
+    calls = [harmless.call(f"call_{n}") if n <= cap else asking_call(run, f"call_{n}")
+             for n in range(1, total + 1)]
     run.model.script(calling(*calls), PLAIN_REPLY)
     before = run.timeline.mark()
     run.dock.ask(run.say(run.row.asked_with))
 
-    received = _results(run, before, CALLS_IN_ONE_REPLY, LOOP_LIMIT)
-    within = [r.code for r in received[:MAX_TOOL_CALLS_PER_REPLY]]
-    if within != [harmless.code] * MAX_TOOL_CALLS_PER_REPLY:
+    run.expect_nothing_asked(before, guarantee=LOOP_LIMIT, after=REFUSED)
+    if isinstance(caps.stop_told, Absent):  # a silent stop: what the model hears is its own
+        return
+    received = _results(run, before, total, LOOP_LIMIT)
+    within = [r.code for r in received[:cap]]
+    if within != [harmless.code] * cap:
         raise GuaranteeViolation(LOOP_LIMIT, f"the calls within the cap should each get "
                                  f"{harmless.code}; they got {within}", run.timeline)
-    for result in received[MAX_TOOL_CALLS_PER_REPLY:]:
+    for result in received[cap:]:
         run.expect_failure_envelope(result, "LOOP_LIMIT", LOOP_LIMIT)
-    _notices_mean(run, "LOOP_LIMIT", naming=described(run, refused_action),
-                  count=CALLS_IN_ONE_REPLY - MAX_TOOL_CALLS_PER_REPLY)
-    run.expect_nothing_asked(before, guarantee=LOOP_LIMIT, after=REFUSED)
+    _notices_mean(run, "LOOP_LIMIT", naming=described(run, refused_action), count=total - cap)
 
 
-def model_calls_per_turn_capped(run: DeclaredRun) -> None:
-    """A model that calls again after every result: the turn's 8th model reply's call is
-    refused LOOP_LIMIT, no 9th request is made, and the refusal reaches the model with the
-    user's next message."""
+def _every_call_still_asks(run: DeclaredRun) -> None:
+    """No cap on a reply's calls: after all but the last ASKING_AFTER_READS of fifty calls,
+    harmless and handled, each of those last calls, to an action that asks, shows its own
+    card (or handoff) and, denied (or cancelled), runs nothing; the model receives every
+    result, in order."""
     run.open()
-    harmless = harmless_call(run)
-    # One more reply than the turn may use: a runtime without the cap would ask a 9th time.
-    run.model.script(*(calling(harmless.call(f"call_again_{n}"))
-                       for n in range(1, MAX_MODEL_CALLS_PER_TURN + 2)))
+    harmless, action = harmless_call(run), asking_action(run)
+    row = run.table.actions[action]
+    if not (row.asks or row.policy == "handoff"):
+        pytest.skip(not_applicable("table", "no action that asks or hands off"))
+    reads = CALLS_IN_ONE_REPLY - ASKING_AFTER_READS
+    calls = [harmless.call(f"call_{n}") for n in range(1, reads + 1)]
+    calls += [asking_call(run, f"call_{n}") for n in range(reads + 1, CALLS_IN_ONE_REPLY + 1)]
+    run.model.script(calling(*calls), PLAIN_REPLY)
     before = run.timeline.mark()
     run.dock.ask(run.say(run.row.asked_with))
 
-    _expect_notices(run, "LOOP_LIMIT", 1, LOOP_LIMIT)
-    asked = len(run.timeline.server_records(before, kind="model.request"))
-    if asked != MAX_MODEL_CALLS_PER_TURN:
-        raise GuaranteeViolation(LOOP_LIMIT, f"one turn should ask the model at most "
-                                 f"{MAX_MODEL_CALLS_PER_TURN} times; it asked {asked}",
-                                 run.timeline)
+    declined = "HANDOFF_CANCELLED" if row.policy == "handoff" else "PERMISSION_DENIED"
+    for n in range(1, ASKING_AFTER_READS + 1):
+        shown = run.dock.handoff_for(action) if row.policy == "handoff" \
+            else run.dock.approval_for(action)
+        try:
+            expect(shown).to_be_visible()
+        except AssertionError:
+            raise GuaranteeViolation(LOOP_LIMIT, f"call {reads + n} of one reply, to "
+                                     f"{action} after {reads} reads, should ask; nothing "
+                                     f"asks", run.timeline) from None
+        if row.policy == "handoff":
+            run.dock.handoff_cancel()
+        else:
+            run.dock.deny()
+    received = _results(run, before, CALLS_IN_ONE_REPLY, LOOP_LIMIT)
+    codes = [r.code for r in received]
+    if codes != [harmless.code] * reads + [declined] * ASKING_AFTER_READS:
+        raise GuaranteeViolation(LOOP_LIMIT, f"{reads} calls handled, then "
+                                 f"{ASKING_AFTER_READS} asked and declined; the model "
+                                 f"received {codes}", run.timeline)
+    guarantees.state_unchanged(run.timeline, since=before, guarantee=LOOP_LIMIT)
+
+
+def model_calls_per_turn_capped(run: DeclaredRun) -> None:
+    """A model that calls again after every result: the turn ends by itself at the model
+    requests the driver declares (no request more), nothing asked; where the driver says the
+    stop is told, the last reply's call is refused LOOP_LIMIT, a notice says so and the
+    refusal reaches the model with the user's next message; where the stop is silent, no
+    request comes after the cap's for a while. n/a where the framework declares no cap on a
+    turn."""
+    caps = run.dock.spec.loop_caps
+    cap = run.dock.spec.require(caps.model_requests_per_turn, "loop_caps.model_requests_per_turn")
+    limit, source = cap.limit, cap.source
+    told = not isinstance(caps.stop_told, Absent)
+    run.open()
+    harmless = harmless_call(run)
+    # One more reply than the turn may use: a runtime without the cap would ask once more.
+    run.model.script(*(calling(harmless.call(f"call_again_{n}")) for n in range(1, limit + 2)))
+    before = run.timeline.mark()
+    with run.patient(limit):
+        run.dock.ask(run.say(run.row.asked_with))
+        asked = run.asked_at_least(before, limit)
+    if not told:  # nothing on the page says the turn is over: no request for a while says it
+        asked = run.asked_until_quiet(before, asked)
+
+    if told:
+        _expect_notices(run, "LOOP_LIMIT", 1, LOOP_LIMIT)
+    if asked != limit:
+        raise GuaranteeViolation(LOOP_LIMIT, f"one turn should ask the model at most {limit} "
+                                 f"times (the cap of {source}); it asked {asked}", run.timeline)
     run.expect_nothing_asked(before, guarantee=LOOP_LIMIT, after=REFUSED)
+    if not told:
+        return
 
     run.model.reset_overrides()  # the spare reply goes; the next message gets plain text
     run.model.script(PLAIN_REPLY)
     run.dock.ask(run.say(run.row.asked_with))
-    received = _results(run, before, MAX_MODEL_CALLS_PER_TURN, LOOP_LIMIT)
+    received = _results(run, before, limit, LOOP_LIMIT)
     codes = [r.code for r in received]
-    if codes != [harmless.code] * (MAX_MODEL_CALLS_PER_TURN - 1) + ["LOOP_LIMIT"]:
-        raise GuaranteeViolation(LOOP_LIMIT, f"seven calls handled, then the 8th reply's "
-                                 f"refused LOOP_LIMIT; the model received {codes}", run.timeline)
+    if codes != [harmless.code] * (limit - 1) + ["LOOP_LIMIT"]:
+        raise GuaranteeViolation(LOOP_LIMIT, f"{limit - 1} calls handled, then the "
+                                 f"{limit}th reply's refused LOOP_LIMIT; the model received "
+                                 f"{codes}", run.timeline)
     run.expect_failure_envelope(received[-1], "LOOP_LIMIT", LOOP_LIMIT)
-    if received[-1].call_id != f"call_again_{MAX_MODEL_CALLS_PER_TURN}":
-        raise GuaranteeViolation(LOOP_LIMIT, f"the refusal should answer the 8th reply's call; "
-                                 f"it answered {received[-1].call_id}", run.timeline)
+    if received[-1].call_id != f"call_again_{limit}":
+        raise GuaranteeViolation(LOOP_LIMIT, f"the refusal should answer the {limit}th "
+                                 f"reply's call; it answered {received[-1].call_id}",
+                                 run.timeline)
 
 
 def repeated_call_id_refused(run: DeclaredRun) -> None:
     """A second call under the first one's id in the same reply is refused INVALID_PARAMS,
-    naming the id, and not run (it would ask); the first call is handled."""
-    # n/a where the framework merges two calls under one id before the page sees them.
+    naming the id, and not run (it would ask); the first call is handled. n/a where the
+    framework renames or merges the calls before the page sees them (what every user is
+    owed then is `repeated_call_id_runs_nothing_unasked`'s)."""
     run.dock.spec.require(run.dock.spec.repeated_call_id_refused, "repeated_call_id_refused")
     run.open()
     harmless, second_action = harmless_call(run), asking_action(run)
@@ -158,6 +224,39 @@ def repeated_call_id_refused(run: DeclaredRun) -> None:
     _notices_mean(run, "INVALID_PARAMS", naming=described(run, second_action), count=1)
     expect(run.dock.messages("notice", code="INVALID_PARAMS")).to_contain_text("call_dup")
     run.expect_nothing_asked(before, guarantee=HOSTILE, after=REFUSED)
+
+
+def repeated_call_id_runs_nothing_unasked(run: DeclaredRun) -> None:
+    """Two calls to an action that asks, under one id in one reply, on any page: each call
+    the page keeps asks on a card of its own (a framework that renames the second keeps
+    both; one that merges them, one; a runtime that refuses the second, one), each card is
+    denied and its call reaches the model as a denial; no call is answered as run, nothing
+    changes."""
+    run.open()
+    action = asking_action(run)
+    if not run.table.actions[action].asks:
+        pytest.skip(not_applicable("table", "no action that asks for an approval"))
+    run.model.script(calling(asking_call(run, "call_dup"), asking_call(run, "call_dup")),
+                     PLAIN_REPLY)
+    before = run.timeline.mark()
+    run.dock.ask(run.say(run.row.asked_with))
+
+    denied = 0
+    while denied < 2 and run.dock.approval_for(action).count():
+        run.dock.deny()
+        denied += 1
+    cards = len(run.timeline.shown("approval", before, action=action))
+    if not denied or cards != denied:
+        raise GuaranteeViolation(HOSTILE, f"two calls to {action} under one id should each "
+                                 f"ask on a card of their own; {cards} card(s) shown, "
+                                 f"{denied} denied", run.timeline)
+    codes = [r.code for r in run.timeline.tool_results(before) if r.action == action]
+    if codes.count("PERMISSION_DENIED") != denied or "OK" in codes:
+        raise GuaranteeViolation(HOSTILE, f"each denied card's call should reach the model "
+                                 f"as PERMISSION_DENIED, and no call as run; it received "
+                                 f"{codes}", run.timeline)
+    guarantees.no_business_request(run.timeline, since=before, guarantee=HOSTILE)
+    guarantees.state_unchanged(run.timeline, since=before, guarantee=HOSTILE)
 
 
 def reply_without_text_or_calls(run: DeclaredRun) -> None:

@@ -20,7 +20,8 @@ from pling_harness.plugin.declared.context import DeclaredRun
 from pling_harness.project.dock_driver import Absent
 from pling_harness.server.model.handle import calling, tool_call
 
-# The page contract's caps: calls per model reply, model calls per turn.
+# At most this many calls a reply and replies a turn, within the driver's caps (the page
+# contract's are 10 and 8, the 8th reply's calls refused).
 CALLS_PER_REPLY = 10
 REPLIES_PER_TURN = 7
 NAME = "rejected-before-prompt"
@@ -45,10 +46,13 @@ def _refused(run: DeclaredRun, since: Mark, wanted: dict[str, tuple[str, str]]) 
 def rejected_before_prompt(run: DeclaredRun) -> None:
     """Every invalid argument object its `params` implies is INVALID_PARAMS, every near miss
     of its id (and an unknown id with arguments that are not JSON) UNKNOWN_ACTION: all in one
-    turn, none prompting."""
+    turn, none prompting. Where the driver says the framework reads blank arguments as `{}`,
+    a blank call to a read that takes none is held to a call with none first."""
     run.open()
     params = run.params()
-    invalid = [case for case in invalid_calls(params) if _refusable(run, params, case)]
+    cases = invalid_calls(params)
+    invalid = [case for case in cases if _refusable(run, params, case)]
+    _blank_reads_run_as_calls_with_none(run, [c for c in cases if c not in invalid])
     calls = [(f"call_{case.case}", run.action, case.arguments, "INVALID_PARAMS")
              for case in invalid]
     calls += [(f"call_near_miss_{n}", miss, "{}", "UNKNOWN_ACTION")
@@ -57,10 +61,11 @@ def rejected_before_prompt(run: DeclaredRun) -> None:
     unknown = f"not_{run.action}"
     if unknown not in run.table.actions:
         calls.append(("call_unknown_before_arguments", unknown, "{oops", "UNKNOWN_ACTION"))
+    per_reply, per_turn = _within_the_caps(run)
     replies = [calling(*(tool_call(call, action, arguments)
-                         for call, action, arguments, _ in calls[start:start + CALLS_PER_REPLY]))
-               for start in range(0, len(calls), CALLS_PER_REPLY)]
-    if len(replies) > REPLIES_PER_TURN:
+                         for call, action, arguments, _ in calls[start:start + per_reply]))
+               for start in range(0, len(calls), per_reply)]
+    if len(replies) > per_turn:
         raise ValueError(f"{run.action}'s params imply {len(calls)} invalid calls, more than "
                          "one turn can carry")
     run.model.script(*replies)
@@ -73,12 +78,46 @@ def rejected_before_prompt(run: DeclaredRun) -> None:
                                  f"{len(invalid)} calls", run.timeline)
 
 
+def _within_the_caps(run: DeclaredRun) -> tuple[int, int]:
+    """Calls a reply and replies a turn that stay within the driver's loop caps (a reply at
+    the turn's cap may be refused whole, so one fewer)."""
+    caps = run.dock.spec.loop_caps
+    per_reply = CALLS_PER_REPLY if isinstance(caps.calls_per_reply, Absent) \
+        else min(CALLS_PER_REPLY, caps.calls_per_reply.limit)
+    per_turn = REPLIES_PER_TURN if isinstance(caps.model_requests_per_turn, Absent) \
+        else min(REPLIES_PER_TURN, caps.model_requests_per_turn.limit - 1)
+    return per_reply, max(per_turn, 1)
+
+
 def _refusable(run: DeclaredRun, params: Params, case: InvalidCall) -> bool:
     """Whether the page must refuse `case`: every case, except where the driver says the
-    framework reads blank arguments as `{}` and `params` takes `{}` (a call with none)."""
-    if not isinstance(run.dock.spec.blank_arguments_refused, Absent):
+    framework reads blank arguments as `{}` (the empty text; whitespace too where it says
+    so) and `params` takes `{}` (a call with none)."""
+    spec = run.dock.spec
+    if not isinstance(spec.blank_arguments_refused, Absent) or params.get("required"):
         return True
-    return case.arguments.strip() != "" or bool(params.get("required"))
+    read_as_none = case.arguments.strip() if spec.whitespace_arguments_read_as_none \
+        else case.arguments
+    return read_as_none != ""
+
+
+def _blank_reads_run_as_calls_with_none(run: DeclaredRun, blank: list[InvalidCall]) -> None:
+    """Each blank call the framework reads as `{}`, to an action that runs at once and
+    changes nothing (a read), is answered as the call with none is: run, no card (an action
+    that asks is left to its own checks: its blank call would ask, as its call with none)."""
+    if not blank or run.row.policy != "none" or run.row.effect:
+        return
+    calls = [(f"call_{case.case}", case.arguments) for case in blank]
+    run.model.script(calling(*(tool_call(call, run.action, arguments)
+                               for call, arguments in calls)),
+                     {"role": "assistant", "content": "…"})
+    before = run.ask()
+    got = {r.call_id: r.code for r in run.timeline.tool_results(before)}
+    if got != {call: "OK" for call, _ in calls}:
+        raise GuaranteeViolation(NAME, f"a blank call to {run.action} is a call with none, "
+                                 f"as its framework reads it; the model received {got}",
+                                 run.timeline)
+    run.expect_nothing_asked(before, guarantee=NAME, after="for a blank call")
 
 
 def rejected_when_unavailable(run: DeclaredRun) -> None:
