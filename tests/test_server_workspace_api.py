@@ -148,12 +148,21 @@ def test_archive_empty_object_archives(client: httpx.Client) -> None:
     assert response.json() == {**INITIAL, "archived": True}
 
 
-def test_archive_empty_json_body_archives(client: httpx.Client) -> None:
-    """An empty body counts as `{}`, but only declared as JSON (see the guard's tests)."""
-    response = client.post("/api/workspace/archive",
-                           headers={"Content-Type": "application/json"})
+@pytest.mark.parametrize("path", ["/api/workspace/archive", "/api/workspace/reset"])
+@pytest.mark.parametrize("body", [b"", b"  \r\n"], ids=["empty", "blank"])
+def test_change_without_its_body_is_refused_400_and_changes_nothing(
+    client: httpx.Client, server: TutorialServer, path: str, body: bytes,
+) -> None:
+    """The contract names `{}` as these changes' body (docs/page-contract.md, `api.reset`,
+    `api.presets`): a request without it is not that request (issue 39)."""
+    client.post("/api/workspace/name", json={"name": "Before"}).raise_for_status()
+    before = client.get("/api/workspace").json()
 
-    assert response.json()["archived"] is True
+    response = client.post(path, content=body, headers={"Content-Type": "application/json"})
+
+    assert response.status_code == 400
+    assert response.json()["code"] == "BAD_REQUEST" and "empty" in response.json()["message"]
+    assert client.get("/api/workspace").json() == before
 
 
 def test_reset_after_changes_restores_initial_state(client: httpx.Client) -> None:
