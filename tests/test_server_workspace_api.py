@@ -141,6 +141,25 @@ def test_post_body_over_64_kib_is_refused_413(client: httpx.Client, server: Tuto
     assert server.state.snapshot() == INITIAL_WORKSPACE
 
 
+@pytest.mark.parametrize("megabytes", [1, 6, 20])
+@pytest.mark.parametrize("framing", ["content-length", "chunked"])
+def test_post_body_of_megabytes_is_answered_413_whatever_its_framing(
+    client: httpx.Client, server: TutorialServer, framing: str, megabytes: int,
+) -> None:
+    """Counted as read, and read to its end (dropped) before the answer: a client still
+    writing it, Vite's proxy among them, gets the 413 rather than a reset connection."""
+    body = b'{"name": "' + b"x" * (megabytes * 1024 * 1024) + b'"}'
+    step = 64 * 1024
+    content = body if framing == "content-length" else (
+        body[start:start + step] for start in range(0, len(body), step))
+
+    response = client.post("/api/workspace/name", content=content,
+                           headers={"Content-Type": "application/json"})
+
+    assert (response.status_code, response.json()["code"]) == (413, "PAYLOAD_TOO_LARGE")
+    assert server.state.snapshot() == INITIAL_WORKSPACE
+
+
 def test_archive_empty_object_archives(client: httpx.Client) -> None:
     response = client.post("/api/workspace/archive", json={})
 
