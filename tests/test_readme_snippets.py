@@ -89,3 +89,14 @@ def test_mutate_names_the_check_file_that_could_not_be_collected(
     assert "no check ran: pytest could not collect " in out, out
     assert (f"tutorials/{NEW_ID}/checks/"
             f"{OWN_CHECK_NAME}.py (NameError: name 'pytest' is not defined)") in out, out
+
+
+def test_readme_install_lines_bring_the_fonts_zh_and_ja_need() -> None:
+    """Debian's chromium pulls in no CJK font: a zh or ja page is drawn in empty boxes."""
+    text = README.read_text(encoding="utf-8")
+    ci = re.findall(r"^```yaml\n(.*?)^```", text, re.DOTALL | re.MULTILINE)
+    [pip_block] = [block for block in re.findall(r"^```sh\n(.*?)^```", text,
+                                                 re.DOTALL | re.MULTILINE)
+                   if "pip install pling-harness" in block]
+    assert "apt-get install -y fonts-noto-cjk" in pip_block
+    assert any("apt-get install -y chromium fonts-noto-cjk" in block for block in ci), ci
