@@ -22,7 +22,12 @@ from pling_harness.mutation.catalogue import (
     materialise,
 )
 from pling_harness.mutation.runner import judge
-from pling_harness.plugin.report import SuiteReport, TestRecord
+from pling_harness.plugin.report import (
+    CollectionError,
+    SuiteReport,
+    TestRecord,
+    collection_error_line,
+)
 from pling_harness.project.tutorials import list_tutorials
 
 # The harness's own checkout: the project these tests check.
@@ -149,6 +154,38 @@ def test_judge_a_run_stopped_before_any_check_is_broken_not_survived() -> None:
     assert (result.verdict, result.detail) == (
         "broken", f"the checks stopped before their end: {refusal}")
     assert judge(mutant(), SuiteReport(tests=[])).verdict == "broken"
+
+
+def test_judge_a_check_file_pytest_could_not_collect_is_named() -> None:
+    """Issue 39: a check of the user's own that fails to import stops pytest before any
+    check; every mutant was "BROKEN  no check ran", never saying why."""
+    report = SuiteReport(
+        tests=[record("skipped", "ask_always_never_granted")],
+        collection_errors=[CollectionError(nodeid="tutorials/t/checks/test_own.py",
+                                           error="NameError: name 'pytest' is not defined")])
+    result = judge(mutant(), report)
+    assert (result.verdict, result.detail) == (
+        "broken", "no check ran: pytest could not collect tutorials/t/checks/test_own.py "
+                  "(NameError: name 'pytest' is not defined)")
+
+
+def test_judge_no_check_ran_says_what_the_checks_did() -> None:
+    skipped = record("skipped", "ask_always_never_granted").model_copy(
+        update={"failure": "Skipped: needs a second locale"})
+    assert judge(mutant(), SuiteReport(tests=[skipped, skipped])).detail == (
+        "no check ran: of 2 checks collected, 2 skipped (first: Skipped: needs a second locale)")
+    assert judge(mutant(), SuiteReport(tests=[])).detail == (
+        "no check ran: no check of ask_always_never_granted was collected (a check proves a "
+        "guarantee by its @pytest.mark.guarantee mark)")
+
+
+def test_collection_error_line_is_the_exception_pytest_reports() -> None:
+    longrepr = ("tutorials/t/checks/test_own.py:3: in <module>\n"
+                "    @pytest.mark.guarantee(\"x\")\n"
+                "     ^^^^^^\n"
+                "E   NameError: name 'pytest' is not defined\n")
+    assert collection_error_line(longrepr) == "NameError: name 'pytest' is not defined"
+    assert collection_error_line("ERROR: not found: x.py\n") == "ERROR: not found: x.py"
 
 
 def test_judge_a_refusal_the_mutant_expects_is_a_kill() -> None:

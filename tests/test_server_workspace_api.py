@@ -141,6 +141,25 @@ def test_post_body_over_64_kib_is_refused_413(client: httpx.Client, server: Tuto
     assert server.state.snapshot() == INITIAL_WORKSPACE
 
 
+@pytest.mark.parametrize("megabytes", [1, 6, 20])
+@pytest.mark.parametrize("framing", ["content-length", "chunked"])
+def test_post_body_of_megabytes_is_answered_413_whatever_its_framing(
+    client: httpx.Client, server: TutorialServer, framing: str, megabytes: int,
+) -> None:
+    """Counted as read, and read to its end (dropped) before the answer: a client still
+    writing it, Vite's proxy among them, gets the 413 rather than a reset connection."""
+    body = b'{"name": "' + b"x" * (megabytes * 1024 * 1024) + b'"}'
+    step = 64 * 1024
+    content = body if framing == "content-length" else (
+        body[start:start + step] for start in range(0, len(body), step))
+
+    response = client.post("/api/workspace/name", content=content,
+                           headers={"Content-Type": "application/json"})
+
+    assert (response.status_code, response.json()["code"]) == (413, "PAYLOAD_TOO_LARGE")
+    assert server.state.snapshot() == INITIAL_WORKSPACE
+
+
 def test_archive_empty_object_archives(client: httpx.Client) -> None:
     response = client.post("/api/workspace/archive", json={})
 
@@ -148,12 +167,21 @@ def test_archive_empty_object_archives(client: httpx.Client) -> None:
     assert response.json() == {**INITIAL, "archived": True}
 
 
-def test_archive_empty_json_body_archives(client: httpx.Client) -> None:
-    """An empty body counts as `{}`, but only declared as JSON (see the guard's tests)."""
-    response = client.post("/api/workspace/archive",
-                           headers={"Content-Type": "application/json"})
+@pytest.mark.parametrize("path", ["/api/workspace/archive", "/api/workspace/reset"])
+@pytest.mark.parametrize("body", [b"", b"  \r\n"], ids=["empty", "blank"])
+def test_change_without_its_body_is_refused_400_and_changes_nothing(
+    client: httpx.Client, server: TutorialServer, path: str, body: bytes,
+) -> None:
+    """The contract names `{}` as these changes' body (docs/page-contract.md, `api.reset`,
+    `api.presets`): a request without it is not that request (issue 39)."""
+    client.post("/api/workspace/name", json={"name": "Before"}).raise_for_status()
+    before = client.get("/api/workspace").json()
 
-    assert response.json()["archived"] is True
+    response = client.post(path, content=body, headers={"Content-Type": "application/json"})
+
+    assert response.status_code == 400
+    assert response.json()["code"] == "BAD_REQUEST" and "empty" in response.json()["message"]
+    assert client.get("/api/workspace").json() == before
 
 
 def test_reset_after_changes_restores_initial_state(client: httpx.Client) -> None:

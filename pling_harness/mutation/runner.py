@@ -6,6 +6,7 @@ import os
 import subprocess
 import sys
 import tempfile
+from collections import Counter
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
@@ -82,6 +83,11 @@ def judge(mutant: Mutant, report: SuiteReport) -> MutantResult:
     assertion_failures = {g for t in failed if t.outcome == "failed" for g in t.guarantees}
     if set(mutant.expected) & assertion_failures:
         return MutantResult(mutant=mutant, verdict="killed", failed=failed)
+    if report.collection_errors:
+        # pytest runs nothing once a check file fails to import: name the file and the error.
+        return MutantResult(mutant=mutant, verdict="broken", failed=failed,
+                            detail="no check ran: pytest could not collect " + "; ".join(
+                                f"{e.nodeid} ({e.error})" for e in report.collection_errors))
     if report.interrupted is not None:
         # The checks stopped before their end (a page the harness refused to check, a
         # signal): what did not run passed nothing.
@@ -103,8 +109,22 @@ def judge(mutant: Mutant, report: SuiteReport) -> MutantResult:
             detail="only checks of other guarantees (or crashes) failed",
         )
     if not any(t.outcome == "passed" for t in report.tests):
-        return MutantResult(mutant=mutant, verdict="broken", detail="no check ran")
+        return MutantResult(mutant=mutant, verdict="broken",
+                            detail=f"no check ran: {why_no_check_ran(mutant, report)}")
     return MutantResult(mutant=mutant, verdict="survived", detail="every check passed")
+
+
+def why_no_check_ran(mutant: Mutant, report: SuiteReport) -> str:
+    """What a run that passed no check did instead: collected none of the mutant's
+    guarantees, or how each collected check ended (with the first reason given)."""
+    if not report.tests:
+        return (f"no check of {', '.join(mutant.expected)} was collected (a check proves a "
+                "guarantee by its @pytest.mark.guarantee mark)")
+    outcomes = Counter(t.outcome for t in report.tests)
+    counted = ", ".join(f"{count} {outcome}" for outcome, count in sorted(outcomes.items()))
+    reasons = [t.reason or t.failure for t in report.tests if t.reason or t.failure]
+    return f"of {len(report.tests)} checks collected, {counted}" + (
+        f" (first: {reasons[0]})" if reasons else "")
 
 
 # Runs pytest with `pling_harness` imported from the copy it sits in (a mutant's copy holds one).
@@ -243,7 +263,8 @@ def run_mutant(mutant: Mutant, invocation: SuiteInvocation, *,
                 stop_at_first=True,
                 base_url=base_url)
             return judge(mutant, SuiteReport(tests=[*own.tests, *rest.tests],
-                                             interrupted=rest.interrupted))
+                                             interrupted=rest.interrupted,
+                                             collection_errors=rest.collection_errors))
 
         try:
             if invocation.external:

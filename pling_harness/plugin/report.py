@@ -96,6 +96,26 @@ class ReportExtras(BaseModel):
     """Pictures that could not be taken, and why."""
 
 
+class CollectionError(BaseModel):
+    """A file of checks pytest could not collect (a check that fails to import): pytest then
+    runs no check at all, so the report says which file and why."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    nodeid: str
+    """The file (or folder) pytest could not collect, as pytest names it."""
+    error: str
+    """The error's own line, e.g. "NameError: name 'pytest' is not defined"."""
+
+
+def collection_error_line(longrepr: str) -> str:
+    """The line of pytest's collection report that names the error: its last `E   ` line
+    (the exception), else its last line."""
+    lines = [line.rstrip() for line in longrepr.splitlines() if line.strip()]
+    errors = [line[1:].strip() for line in lines if line.startswith("E ")]
+    return errors[-1] if errors else (lines[-1].strip() if lines else "unknown error")
+
+
 class CollectedCheck(BaseModel):
     """One check of the whole suite a shard was cut from (run there or not)."""
 
@@ -137,6 +157,8 @@ class SuiteReport(BaseModel):
     interrupted: str | None = None
     """Why the run stopped before its end (e.g. "interrupted by SIGTERM"); None when it ran
     to the end. The checks it did not get to are "not run"."""
+    collection_errors: list[CollectionError] = Field(default_factory=list)
+    """The files of checks pytest could not collect; with any, it ran no check."""
 
     def write(self, path: Path) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)

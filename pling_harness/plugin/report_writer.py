@@ -20,12 +20,14 @@ import pytest
 from pling_harness.plugin.html_report import GALLERY_DIR_NAME, REPORT_FILE_NAME, write_html_report
 from pling_harness.plugin.interrupt import interrupted_reason
 from pling_harness.plugin.report import (
+    CollectionError,
     GalleryCapture,
     Outcome,
     ReportExtras,
     ShardRecord,
     SuiteReport,
     TestRecord,
+    collection_error_line,
     not_applicable_reason_of,
 )
 
@@ -110,6 +112,7 @@ class ReportWriter:
         self.ended: set[str] = set()
         """Checks whose outcome is known: their body ran, or their setup failed or skipped."""
         self.interrupted: str | None = None
+        self.collection_errors: list[CollectionError] = []
         self.collected_ids: tuple[str, ...] = ()
         self.shard: ShardRecord | None = None
         """Set by pling_harness/plugin/shards.py when the run is one part of the suite."""
@@ -127,6 +130,13 @@ class ReportWriter:
         # A pytest-xdist controller never sees the items, only their ids: enough to list
         # the checks an interrupted run never got to (without locale or guarantees).
         self.collected_ids = self.collected_ids or tuple(ids)
+
+    def pytest_collectreport(self, report: pytest.CollectReport) -> None:
+        # A check file that does not import stops the whole run before any check: without
+        # this the report would only show checks that never ran, and not why.
+        if report.failed:
+            self.collection_errors.append(CollectionError(
+                nodeid=report.nodeid or ".", error=collection_error_line(report.longreprtext)))
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         known = self.records.get(report.nodeid)
@@ -196,6 +206,7 @@ class ReportWriter:
             shard = shard.model_copy(update={"folder": str(self.html_folder)})
         return SuiteReport(tests=tests, gallery=list(self.gallery.values()),
                            gallery_notes=self.gallery_notes, interrupted=self.interrupted,
+                           collection_errors=self.collection_errors,
                            shard=shard)
 
     def pytest_sessionfinish(self, session: pytest.Session) -> None:

@@ -82,7 +82,7 @@ class StrictBody(BaseModel):
 
 
 class EmptyBody(StrictBody):
-    """A change without fields (an empty body counts as `{}`)."""
+    """A change without fields: its body is `{}` (an empty body is refused, 400)."""
 
 
 class BusinessStore(Protocol):
@@ -166,7 +166,8 @@ class BusinessApi(Generic[StoreT]):
     def change(self, path: str, body: type[BodyT], change: Change[BodyT], *,
                method: Literal["POST", "PUT", "PATCH", "DELETE"] = "POST") -> BusinessRoute:
         """`POST path` with a JSON `body` runs `change` and answers the new state's fields;
-        a bad body is 400 BAD_REQUEST (413 over 64 KiB), a `BusinessError` 400 with its code."""
+        a bad or empty body is 400 BAD_REQUEST (413 over 64 KiB), a `BusinessError` 400 with
+        its code."""
 
         async def endpoint(request: Request) -> Response:
             return await self._change(request, body, change)
@@ -178,12 +179,13 @@ class BusinessApi(Generic[StoreT]):
         data: Any = None
         try:
             raw = await read_body(request, limit=MAX_BUSINESS_BODY_BYTES)
-            # An empty body means "no fields"; models with required fields still refuse it.
-            # Safe only because the guard demands a JSON content type, which no cross-site
-            # form or "simple" fetch can send.
-            value = parse_json(raw) if raw.strip() else {}
-            data = value if raw.strip() else None
-            parsed = validate_body(model, value)
+            if not raw.strip():
+                # The contract names a body for every change (`{}` for one without fields):
+                # a request that sent none is not that request, and changes nothing.
+                raise BodyRejected(400, "BAD_REQUEST", "The body is empty; send the JSON "
+                                                       "this endpoint takes ({} for none).")
+            data = parse_json(raw)
+            parsed = validate_body(model, data)
             state = change(parsed)
         except BodyRejected as rejected:
             return self.answer(request, data, rejected.status,

@@ -15,6 +15,9 @@ from pling_harness.server.deadline import BodyTimedOut
 
 KIB = 1024
 MIB = 1024 * KIB
+# A body over its cap is still read (and dropped) up to this many bytes, so its client gets
+# the 413; a larger one is answered at once and its connection closed.
+DRAIN_LIMIT_BYTES = 32 * MIB
 # Deeper than any body a page sends (a tool's parameter schema nests a few levels), shallow
 # enough that nothing that walks a body (validation, the log, JSON answers) can recurse
 # too deep.
@@ -51,27 +54,39 @@ def error_response(status: int, code: str, message: str) -> JSONResponse:
 
 
 async def read_body(request: Request, *, limit: int) -> bytes:
-    """The raw body, refusing (413) anything over `limit` bytes without reading it all, and
-    (408) a body that does not arrive in time (`pling_harness.server.deadline`)."""
+    """The raw body, refusing (413) anything over `limit` bytes, counted as read whatever the
+    framing, and (408) a body that does not arrive in time (`pling_harness.server.deadline`).
+
+    Past the cap nothing more is kept, but the rest is read and dropped (up to
+    DRAIN_LIMIT_BYTES) before the 413 is answered: a server that answers and closes while
+    the client is still sending resets the connection, and the client (a proxy in front of
+    this server, such as Vite's) loses the answer and reports its own 502 instead."""
     too_large = BodyRejected(
         413, "PAYLOAD_TOO_LARGE", f"The request body is larger than {limit} bytes."
     )
     declared = request.headers.get("content-length", "")
-    if declared.isdigit() and int(declared) > limit:
-        raise too_large
+    if declared.isdigit() and int(declared) > DRAIN_LIMIT_BYTES:
+        raise too_large  # too much even to drop: answered at once, the connection closed
     chunks: list[bytes] = []
     size = 0
     try:
         async for chunk in request.stream():
             size += len(chunk)
-            if size > limit:
-                raise too_large
-            chunks.append(chunk)
+            if size > DRAIN_LIMIT_BYTES:
+                break
+            if size <= limit:
+                chunks.append(chunk)
     except BodyTimedOut as late:
+        if size > limit:
+            raise too_large from late
         raise BodyRejected(408, "REQUEST_TIMEOUT", str(late)) from late
     except ClientDisconnect as gone:
+        if size > limit:
+            raise too_large from gone
         raise BodyRejected(400, "BAD_REQUEST", f"The client closed the connection after "
                                                f"{size} bytes of the body.") from gone
+    if size > limit:
+        raise too_large
     return b"".join(chunks)
 
 

@@ -20,6 +20,9 @@ DEFAULT_PORTS = {"http": 80, "https": 443}
 # Methods that only read. A cross-site request with one of them changes nothing, and the
 # browser keeps the answer from the other site because this server sends no CORS headers.
 READ_METHODS = frozenset({"GET", "HEAD"})
+# `Sec-Fetch-Site` values a browser sends for a request another site's page made (another
+# port of 127.0.0.1 is the same site): refused on a change even without an `Origin`.
+FROM_ANOTHER_SITE = frozenset({"cross-site", "same-site"})
 
 # What a refused caller is told (the log's `detail` names the offending value).
 REFUSAL_MESSAGES = {
@@ -87,7 +90,9 @@ def refusal_for(request: Request) -> Refusal | None:
 
     Every API request must name this server in its Host header. A request that may change
     state (any method but GET and HEAD) must also come from this server's own page, or from
-    no page at all (no Origin: curl, the harness), and declare a JSON body. A browser sends
+    no page at all (no Origin: curl, the harness), must not say it was sent by another
+    site's page (`Sec-Fetch-Site`, whether or not an Origin came with it), and declare a
+    JSON body. A browser sends
     that content type to another site only after asking first (a CORS preflight), which this
     server never grants; forms and "simple" fetches cannot send it at all.
     """
@@ -99,6 +104,10 @@ def refusal_for(request: Request) -> Refusal | None:
     origin = request.headers.get("origin")
     if origin is not None and origin.lower() not in own_origins(request):
         return Refusal(403, "FORBIDDEN_ORIGIN", f"Origin {origin!r} is not this server")
+    site = request.headers.get("sec-fetch-site", "").lower()
+    if site in FROM_ANOTHER_SITE:
+        return Refusal(403, "FORBIDDEN_ORIGIN", f"sent by another site's page "
+                                                f"(Sec-Fetch-Site: {site})")
     content_type = request.headers.get("content-type", "")
     if not is_json_content_type(content_type):
         return Refusal(415, "UNSUPPORTED_MEDIA_TYPE", f"Content-Type {content_type!r}")
