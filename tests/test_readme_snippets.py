@@ -15,6 +15,8 @@ from pling_harness.cli.main import main
 
 PROJECT = Path(__file__).resolve().parents[1]
 README = PROJECT / "README.md"
+# The README's own check, and the check-writing guide it sends a user to.
+SNIPPET_PAGES = (README, PROJECT / "docs" / "adding-a-tutorial.md")
 PYTHON_SNIPPET = re.compile(r"^```python\n(.*?)^```", re.DOTALL | re.MULTILINE)
 # The README's own tutorial: `pling-tutorial new r-16-refunds --short-id r-16 ...`.
 NEW_ID, NEW_SHORT_ID = "r-16-refunds", "r-16"
@@ -22,7 +24,8 @@ OWN_CHECK_NAME = "test_refund_waits"
 
 
 def readme_snippets() -> list[str]:
-    return PYTHON_SNIPPET.findall(README.read_text(encoding="utf-8"))
+    return [snippet for page in SNIPPET_PAGES
+            for snippet in PYTHON_SNIPPET.findall(page.read_text(encoding="utf-8"))]
 
 
 def own_check() -> str:
@@ -100,3 +103,8 @@ def test_readme_install_lines_bring_the_fonts_zh_and_ja_need() -> None:
                    if "pip install pling-harness" in block]
     assert "apt-get install -y fonts-noto-cjk" in pip_block
     assert any("apt-get install -y chromium fonts-noto-cjk" in block for block in ci), ci
+
+
+def test_readme_is_a_front_door_of_at_most_200_lines() -> None:
+    # What it is, the two commands, your repository, your page, links: details live in docs/.
+    assert len(README.read_text(encoding="utf-8").splitlines()) <= 200
