@@ -222,6 +222,33 @@ def approval_shows_exact_arguments(run: DeclaredRun, config: pytest.Config, node
                  drawn=valid_arguments(params, run.refused()), check=allowed)
 
 
+def approval_shows_whole_values(run: DeclaredRun, config: pytest.Config, nodeid: str) -> None:
+    """Each edge value (the longest, the shortest, spaces that matter) and drawn value shown
+    whole on the card, nothing cut, collapsed or hidden by overflow; Allow then runs with
+    exactly what was shown. Needs only the card's values: hidden characters and their marker
+    are `approval-shows-exact-arguments`'s."""
+    name = "approval-shows-exact-arguments"
+    run.open()
+    params = run.params()
+
+    def allowed(arguments: dict[str, Any]) -> None:
+        before = run.state()
+        run.call(arguments)
+        values = [v for v in arguments.values() if isinstance(v, str)]
+        if values:
+            guarantees.approval_shows_whole_values(run.timeline, action=run.action,
+                                                   values=values, guarantee=name)
+        approved = run.timeline.mark()
+        run.dock.approve()
+        run.expect_ran_as_shown(approved, before, arguments, name)
+
+    if not properties(params):
+        allowed({})
+        return
+    run_examples(config, nodeid, edges=edge_arguments(params, run.refused()),
+                 drawn=valid_arguments(params, run.refused()), check=allowed)
+
+
 def hidden_characters_refused(run: DeclaredRun) -> None:
     """A value holding a character the API refuses, inside it or at either end (where a trim
     would drop it): the page refuses it after Allow with no request (RUN_FAILED naming U+XXXX
