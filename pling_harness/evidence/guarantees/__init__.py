@@ -61,6 +61,7 @@ from pling_harness.evidence.guarantees.record import (
     rejected_without_prompt,
     state_unchanged,
     success_after_business_answer,
+    success_after_business_state,
     success_only_after_published,
 )
 from pling_harness.evidence.guarantees.violation import GuaranteeViolation
@@ -98,5 +99,6 @@ __all__ = [
     "results_in_call_order",
     "state_unchanged",
     "success_after_business_answer",
+    "success_after_business_state",
     "success_only_after_published",
 ]
