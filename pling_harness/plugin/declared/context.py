@@ -147,10 +147,11 @@ class DeclaredRun:
         left = self.state()
         self.served.state.replace(before)
         assert self.page is not None
-        answer = self.page.request.fetch(f"{self.served.url}{self.row.calls.path}",
-                                         method=self.row.calls.method,
-                                         headers={"Content-Type": "application/json"},
-                                         data=json.dumps(self.expected_body(arguments)))
+        body = self.expected_body(arguments)
+        answer = self.page.request.fetch(
+            f"{self.served.url}{self.row.calls.path}", method=self.row.calls.method,
+            headers={"Content-Type": "application/json"},
+            data=None if body is None else json.dumps(body))
         by_request = self.state()
         if not answer.ok or left != by_request:
             raise GuaranteeViolation(guarantee, f"allowed with {dict(arguments)!r} shown, "
