@@ -110,8 +110,9 @@ def test_r15_matrix_ids_are_stable_and_each_names_a_check() -> None:
     checks = declared_checks(r15_table()[0])
     ids = [check.id for check in checks]
     assert len(ids) == len(set(ids))
-    # Two take fixtures of their own (collect.py calls them apart from CHECKS).
+    # Three take fixtures of their own (collect.py calls them apart from CHECKS).
     assert {check.check for check in checks} <= {*CHECKS, "approval-shows-exact-arguments",
+                                                  "approval-shows-whole-values",
                                                   "nothing-reaches-the-next-test"}
     # The tutorial's words first (a copy mutant meets them first), then the table's order;
     # these are what shards and durations key on.

@@ -38,11 +38,21 @@ SELECTION = " or ".join([
     "publish_changes-handoff-timeout",  # n/a: no handoff timer
     "table-reply-without-text-or-calls",  # the model's 502 as its code in the chat error
     "table-repeated-call-id-refused",  # n/a: the SDK merges calls by id
+    # Judged from the business state where the page's server runs the approved call.
+    "save_workspace_name-approval-shows-whole-values",
+    "archive_workspace-declared-effect",
+    "save_workspace_name-success-after-business-answer",
+    "archive_workspace-success-after-business-answer",  # n/a: the API refuses no archive
+    # The gestures need only Allow and Deny; "always allow" has a check of its own.
+    "(test_approval_card_stays_open_until_a_decision_button_is_clicked and keys-on-the-page)",
+    "test_keys_and_focus_on_always_allow_answer_nothing",  # n/a: no "always allow"
 ])
 NOT_APPLICABLE = {
     "session-grant-for-ask": "ai-sdk: approval.always:",
     "handoff-timeout": "ai-sdk: handoff.timer:",
     "repeated-call-id": "ai-sdk: repeated_call_id_refused:",
+    "archive_workspace-success-after-business-answer": "ai-sdk: assistant_endpoints:",
+    "always_allow_answer_nothing": "ai-sdk: approval.always:",
 }
 
 

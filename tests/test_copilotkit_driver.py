@@ -6,11 +6,13 @@ dev r-15 --page copilotkit --model-url`), and `check r-15 --base-url URL --model
 each of the five actions (`<action>-registered-once-as-served`, React StrictMode: each
 action offered once, one card or handoff per call, a denial running nothing, an approved
 call's business request sent once, a read's handler run once), two calls under one id each
-asking on their own card, and three checks CopilotKit cannot meet as our runtime does, each
-n/a with the driver's reason, never a pass: the timeout notice of a handoff (it offers no
-countdown), the refusal of a repeated id (its AI SDK layer renames it) and the loop cap's
-notice (its loop stops silently at its own cap). And one break CopilotKit leaves, found by a
-check: a model's image URL fetched from another site (`model-text-inert`). The
+asking on their own card, the rename's values shown whole and run as shown, and the approval
+card's gestures that need only Allow and Deny; and four checks CopilotKit cannot meet as our
+runtime does, each n/a with the driver's reason, never a pass: the timeout notice of a handoff
+(it offers no countdown), the refusal of a repeated id (its AI SDK layer renames it), the loop
+cap's notice (its loop stops silently at its own cap) and what keys do to "always allow"
+(it offers none). And one break CopilotKit leaves, found by a check: a model's image URL
+fetched from another site (`model-text-inert`). The
 whole suite on this page is `scripts/frameworks_page.py` (figures in docs/measurements.md).
 """
 
@@ -38,12 +40,17 @@ SELECTION = " or ".join([
     "table-repeated-call-id-refused",  # n/a: its AI SDK layer renames a repeated id
     "table-repeated-call-id-runs-nothing-unasked",  # what its users are owed instead
     "get_workspace-notices-mean-their-codes",  # n/a: its loop stops without a notice
+    "save_workspace_name-approval-shows-whole-values",
+    "(test_approval_card_stays_open_until_a_decision_button_is_clicked and clicks-on-the-page)",
+    "test_keys_and_focus_on_always_allow_answer_nothing",  # n/a: no "always allow"
 ])
-# Each n/a check's reason: the part CopilotKit lacks, as its driver declares it.
+# Each n/a check's reason, by a name in its id: the part CopilotKit lacks, as its driver
+# declares it.
 NOT_APPLICABLE = {
     "timeout-notice": "copilotkit: handoff.timer:",
     "repeated-call-id-refused": "copilotkit: repeated_call_id_refused:",
     "notices-mean-their-codes": "copilotkit: loop_caps.stop_told:",
+    "always_allow_answer_nothing": "copilotkit: approval.always:",
 }
 
 
@@ -88,13 +95,16 @@ def test_r15_checks_judge_the_copilotkit_page_through_its_driver_in_zh_and_en(
     outcomes = {test.nodeid.split("::")[-1]: (test.outcome, test.reason) for test in tests}
     assert code == 0, outcomes
     for locale in ("zh", "en"):
-        # A generated check's id ends with its locale: five actions' and the timeout notice.
+        # A generated check's id ends with its locale: five actions', the timeout notice, the
+        # two repeated-id checks, the cap's notice and the rename's whole values; then the two
+        # hand-written gesture checks.
         ran = [name for name in outcomes if f"-{locale}-" in name]
-        assert len(ran) == 9, f"{locale}: {ran}"
+        assert len(ran) == 10, f"{locale}: {ran}"
+        assert len([name for name in outcomes if f"[{locale}-" in name]) == 2, outcomes
     for name, (outcome, reason) in outcomes.items():
-        absent = next((why for check, why in NOT_APPLICABLE.items() if check in name), None)
-        if absent is not None:
-            assert outcome == "n/a" and reason is not None and absent in reason, (
+        why = next((why for key, why in NOT_APPLICABLE.items() if key in name), None)
+        if why is not None:
+            assert outcome == "n/a" and reason is not None and why in reason, (
                 f"{name}: {outcome} ({reason})")
         else:
             assert outcome == "passed", f"{name}: {outcome} ({reason})"

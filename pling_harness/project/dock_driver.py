@@ -274,6 +274,10 @@ class DriverSpec(DriverPart):
     """With assistant endpoints: the page's tools still run in the browser (CopilotKit's
     frontend and human-in-the-loop tools), so their business requests pass through it and a
     check can hold them; false (the AI SDK): the page's server runs an approved call."""
+    approved_calls_run: str | None = Field(default=None, min_length=1, max_length=300)
+    """Where the framework runs an approved call when not in the browser, citing its docs or
+    source (file, version): the n/a of a check that would hold or fail its business request
+    says it."""
     blank_arguments_refused: Literal[True] | Absent = True
     """An empty or blank arguments text is INVALID_PARAMS, never read as `{}` (the page
     contract, "Argument schemas"); absent for a framework that reads it as `{}` before any
@@ -338,7 +342,13 @@ class DriverSpec(DriverPart):
         if not self.business_requests_in_browser:
             raise NotObservable(self.name, "assistant_endpoints",
                                 "the page's server runs an approved call itself; its "
-                                "business request never passes through the browser")
+                                "business request never passes through the browser"
+                                + self.where_approved_calls_run)
+
+    @property
+    def where_approved_calls_run(self) -> str:
+        """` (<approved_calls_run>)`, the citation an n/a ends with, or nothing."""
+        return f" ({self.approved_calls_run})" if self.approved_calls_run else ""
 
     def require_literal_text(self) -> None:
         """NotObservable when the assistant renders the model's text as markdown: the

@@ -35,6 +35,7 @@ from pling_harness.evidence.guarantees.live_page import (
     UI_TIMEOUT_MS,
     always_allow_offered,
     approval_shows_arguments,
+    approval_shows_whole_values,
     approval_still_open,
     denial_respected,
     handoff_shows_reason_and_steps,
@@ -60,6 +61,7 @@ from pling_harness.evidence.guarantees.record import (
     rejected_without_prompt,
     state_unchanged,
     success_after_business_answer,
+    success_after_business_state,
     success_only_after_published,
 )
 from pling_harness.evidence.guarantees.violation import GuaranteeViolation
@@ -72,6 +74,7 @@ __all__ = [
     "approval_before_side_effects",
     "approval_honoured",
     "approval_shows_arguments",
+    "approval_shows_whole_values",
     "approval_still_open",
     "decided_call_never_unanswered",
     "denial_respected",
@@ -96,5 +99,6 @@ __all__ = [
     "results_in_call_order",
     "state_unchanged",
     "success_after_business_answer",
+    "success_after_business_state",
     "success_only_after_published",
 ]

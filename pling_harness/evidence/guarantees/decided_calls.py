@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from playwright.sync_api import Locator
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
 from pling_harness.evidence.guarantees.live_page import UI_TIMEOUT_MS, live_dock
@@ -43,14 +44,41 @@ def decided_call_never_unanswered(timeline: Timeline, *, action: str, since: Mar
                         f"user's decision never reached it", timeline)
 
 
-def approval_honoured(timeline: Timeline, *, action: str, since: Mark) -> None:
-    """After Allow, however the conversation goes on: the approved call ran (the model
-    received its result) or the user is told it did not (an error or a notice on screen);
-    and no model request carries it unanswered."""
+def approval_honoured(timeline: Timeline, *, action: str, since: Mark,
+                      effect_shown: Locator) -> None:
+    """After Allow, however the conversation goes on, the outcome told is the outcome that
+    happened at the business API (the state the harness reads itself), and no model request
+    carries the call unanswered:
+
+    - it ran (the state changed since `since`): the model heard no failure for it, and
+      unless the model heard its success, the page shows the effect (`effect_shown`: the
+      business view as the page renders it from the server). A notice or error alone does
+      not say it ran: every notice code of the glossary says not run or failed, and a chat
+      error that the assistant could not answer reads as nothing done;
+    - it did not run: the model heard no success for it, and the user is told (an error or
+      a notice on screen)."""
     name = "approval-honoured"
     decided_call_never_unanswered(timeline, action=action, since=since, guarantee=name)
-    if any(result.ok for result in results_for(timeline, action, since)):
+    results = results_for(timeline, action, since)
+    ran = since.server_state is not None and timeline.server_state is not None \
+        and timeline.server_state.snapshot() != since.server_state
+    heard = listed([result.code for result in results])
+    if ran:
+        if any(not result.ok for result in results):
+            raise fail(name, f"the approved {action} ran (the state changed), yet the model "
+                        f"was told {heard}", timeline)
+        if results:
+            return
+        try:
+            effect_shown.first.wait_for(state="attached", timeout=UI_TIMEOUT_MS)
+        except PlaywrightTimeoutError:
+            raise fail(name, f"the approved {action} ran (the state changed), the model "
+                        f"received no result for it and the page does not show its effect: "
+                        f"the user is left to read that it did not run", timeline) from None
         return
+    if any(result.ok for result in results):
+        raise fail(name, f"the approved {action} did not run (the state is unchanged), yet "
+                    f"the model was told {heard}", timeline)
     dock = live_dock(timeline)
     told = dock.messages("error").or_(dock.messages("notice"))
     try:

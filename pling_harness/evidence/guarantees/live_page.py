@@ -171,6 +171,45 @@ def approval_shows_arguments(timeline: Timeline, *, action: str, values: Sequenc
                     f"{listed(clipped)}", timeline)
 
 
+# Page script: each value element on the card, as [its text, its rendered text].
+_VALUE_TEXTS = """(args, value) => [...args.querySelectorAll(value)].map(
+  part => [part.textContent, part.innerText])"""
+
+
+def approval_shows_whole_values(timeline: Timeline, *, action: str, values: Sequence[str],
+                                guarantee: str = "approval-shows-exact-arguments") -> None:
+    """The card on screen for `action` shows each of `values` (plain text: no hidden
+    character, no backslash) whole, in a value element of its own: its text is the value,
+    its rendered text too (spaces kept, none collapsed or trimmed), and no part of the
+    arguments is hidden by a box too small for it. Needs only the driver's `approval.value`
+    (hidden characters and their marker: `approval_shows_arguments`)."""
+    dock = live_dock(timeline)
+    value = dock.driver.css(dock.spec.approval.value, "approval.value")
+    try:
+        expect(dock.approval_for(action)).to_be_visible(timeout=UI_TIMEOUT_MS)
+        expect(dock.approval_args).to_be_visible(timeout=UI_TIMEOUT_MS)
+    except AssertionError as error:
+        raise fail(guarantee, f"no approval card with arguments for {action}: "
+                    f"{str(error).splitlines()[0]}", timeline) from None
+    shown = [(str(text), str(rendered)) for text, rendered
+             in dock.approval_args.evaluate(_VALUE_TEXTS, value)]
+    problems = []
+    for wanted in values:
+        matches = [rendered for text, rendered in shown if text == wanted]
+        if not matches:
+            problems.append(f"no value element reads {wanted!r} (the values read "
+                            f"{listed([repr(text) for text, _ in shown])})")
+        elif matches[0] != wanted:
+            problems.append(f"the value {wanted!r} is rendered as {matches[0]!r}")
+    if problems:
+        raise fail(guarantee, f"the card for {action} does not show its values whole: "
+                    f"{'; '.join(problems)}", timeline)
+    clipped: list[str] = dock.approval_args.evaluate(_CLIPPED_PARTS)
+    if clipped:
+        raise fail(guarantee, f"the card for {action} hides part of its arguments: "
+                    f"{listed(clipped)}", timeline)
+
+
 def _value_problems(dock: Dock, values: Sequence[str], words: Words,
                     selectors: dict[str, str]) -> list[str]:
     """How the card's value elements and markers break the contract for `values`."""

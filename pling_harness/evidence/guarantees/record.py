@@ -14,6 +14,7 @@ from pling_harness.evidence.guarantees.violation import fail, listed, results_fo
 from pling_harness.evidence.probe import PageEvent, WatchedPart
 from pling_harness.evidence.records import BrowserRequest, Mark
 from pling_harness.evidence.timeline import Timeline
+from pling_harness.project.business_state import BusinessState
 from pling_harness.project.contract import PublishedRule
 from pling_harness.project.dock_driver import Reading
 from pling_harness.server.model.conversation import parse_sent_request, results_carried
@@ -330,6 +331,26 @@ def _receipt_after_answer_via_framework(timeline: Timeline, since: Mark | None, 
     if not view_matches(transport[-1].state):
         raise fail(name, f"the receipt left the page while it showed {transport[-1].state}",
                    timeline)
+
+
+def success_after_business_state(timeline: Timeline, *, call_id: str, since: Mark,
+                                 unchanged: BusinessState) -> None:
+    """Where the page's server makes a run's business request out of the harness's sight: the
+    first model request carrying `{"ok": true}` for `call_id` found the business state (as
+    the harness read it when that request arrived) already changed from `unchanged`, and as
+    it is now: the success was sent once the business API had answered and changed it."""
+    name = "success-after-business-answer"
+    carrying = [r for r in timeline.server_records(since, kind="model.request")
+                if _carries_success(r.model_request, call_id)]
+    if not carrying:
+        raise fail(name, f"no model request carried a success for {call_id}", timeline)
+    now = timeline.server_state.snapshot() if timeline.server_state is not None else None
+    then = carrying[0].state
+    if then == unchanged or then != now:
+        raise fail(name, f"the success for {call_id} reached the model (seq {carrying[0].seq}) "
+                    f"while the business state was {then.fields()}; the run left "
+                    f"{now.fields() if now is not None else 'no state'} (before it: "
+                    f"{unchanged.fields()})", timeline)
 
 
 def _success_after_answer_via_framework(timeline: Timeline, since: Mark | None, *, name: str,

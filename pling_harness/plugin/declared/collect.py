@@ -186,6 +186,8 @@ def _declared_test(table: ActionTable, testbed: TestbedTable | None) -> Callable
             or DeclaredRun(action=action, row=table.actions[action], table=table, **fixtures)
         if declared.check == "approval-shows-exact-arguments":
             run_checks.approval_shows_exact_arguments(run, request.config, request.node.nodeid)
+        elif declared.check == "approval-shows-whole-values":
+            run_checks.approval_shows_whole_values(run, request.config, request.node.nodeid)
         elif declared.check == "nothing-reaches-the-next-test":
             # Its own fixture: n/a (skipped) with --base-url, where one server serves all.
             isolation_checks.nothing_reaches_the_next_test(

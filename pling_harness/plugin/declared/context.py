@@ -132,6 +132,41 @@ class DeclaredRun:
                                      f"sent {[(c.path, c.body) for c in calls]}",
                                      self.timeline)
 
+    @property
+    def sees_business_requests(self) -> bool:
+        """Whether the harness sees the business requests a call makes: in its own server's
+        log, or in the browser when the page's tools run there; not those a framework's
+        server makes out of sight (the AI SDK's chat route runs an approved call)."""
+        return self.timeline.sees_server or self.dock.spec.business_requests_in_browser
+
+    def expect_ran_as_shown(self, since: Mark, before: BusinessState,
+                            arguments: Mapping[str, Any], guarantee: str) -> None:
+        """The call allowed since `since` ran with exactly `arguments`, and the model heard
+        OK: its request's body, where the harness sees it (`expect_ran_once`); where the
+        page's server makes the request out of sight, the state it left, which must be the
+        state the row's own request with exactly `arguments` leaves from `before` (the
+        harness sends it itself, as another client of the business API would)."""
+        if self.sees_business_requests or self.row.calls is None:
+            self.expect_ran_once(since, arguments, guarantee)
+            return
+        guarantees.model_received(self.timeline, action=self.action, code="OK", since=since,
+                                  guarantee=guarantee)
+        left = self.state()
+        self.served.state.replace(before)
+        assert self.page is not None
+        body = self.expected_body(arguments)
+        answer = self.page.request.fetch(
+            f"{self.served.url}{self.row.calls.path}", method=self.row.calls.method,
+            headers={"Content-Type": "application/json"},
+            data=None if body is None else json.dumps(body))
+        by_request = self.state()
+        if not answer.ok or left != by_request:
+            raise GuaranteeViolation(guarantee, f"allowed with {dict(arguments)!r} shown, "
+                                     f"{self.action} left the state {left.fields()}; "
+                                     f"{self.row.calls.describe()} with exactly that leaves "
+                                     f"{by_request.fields()} (answered {answer.status})",
+                                     self.timeline)
+
     def expect_shown(self, view: Mapping[str, str | None], *, guarantee: str,
                      after: str | None = None) -> None:
         """The page's business view shows `view` (view name → value; None: not shown at

@@ -58,6 +58,8 @@ def _run_checks(row: ActionRow) -> list[tuple[str, tuple[str, ...]]]:
             ("session-grant-for-ask", ("session-grant-for-ask",)) if row.policy == "ask"
             else ("ask-always-never-granted", ("ask-always-never-granted",)),
             ("approval-shows-exact-arguments", ("approval-shows-exact-arguments",)),
+            # The same promise for plain values, needing no hidden-characters marker.
+            ("approval-shows-whole-values", ("approval-shows-exact-arguments",)),
         ]
     if row.calls is not None:
         checks.append(("declared-effect", ("declared-effect",)))

@@ -17,6 +17,7 @@ from pling_harness.evidence.arguments import (
     edge_arguments,
     hidden_at_the_ends,
     hidden_values,
+    minimal_arguments,
     properties,
     valid_arguments,
 )
@@ -79,14 +80,16 @@ def denial_respected(run: DeclaredRun) -> None:
 
 
 def declared_effect(run: DeclaredRun) -> None:
-    """Allowed (or at once, for `none`), it runs once and leaves exactly the declared state."""
+    """Allowed (or at once, for `none`), it runs once and leaves exactly the declared state
+    (where the page's server makes its request out of sight, the state is read all the
+    same: `DeclaredRun.expect_ran_as_shown`)."""
     run.open()
     start = run.state()
     before = run.ask()
     if run.row.asks:
         run.dock.approve()
     arguments = run.call_arguments(before)
-    run.expect_ran_once(before, arguments, "declared-effect")
+    run.expect_ran_as_shown(before, start, arguments, "declared-effect")
     run.expect_effect(start, arguments, guarantee="declared-effect")
 
 
@@ -147,8 +150,9 @@ def success_after_business_answer(run: DeclaredRun) -> None:
     """Its success reaches the model only after its business request answered; a failed
     answer is RUN_FAILED, never success, and changes nothing."""
     assert run.row.calls is not None
-    # Held at the network: n/a where the page's server runs an approved call itself.
-    run.dock.spec.require_business_requests_in_browser()
+    if not run.sees_business_requests:
+        _outcomes_told_where_the_server_runs(run)
+        return
     page = run.open()
     path = run.row.calls.path
     arguments = _sample(run)
@@ -184,6 +188,61 @@ def success_after_business_answer(run: DeclaredRun) -> None:
         held.stop_holding()
 
 
+def _outcomes_told_where_the_server_runs(run: DeclaredRun) -> None:
+    """The page's server makes the business request (the driver's assistant endpoints, its
+    tools not run in the browser), so the check cannot hold or fail it at the network: it
+    reads the business state itself. A value the business API refuses (the row's `refused`,
+    one the card takes) fails the run: the model hears a failure, never success, the user a
+    RUN_FAILED notice, and nothing changes; then a value it takes: the model's success
+    arrives once the state holds the run's change. n/a for an action the API refuses no
+    value of: nothing the check does could make its request fail."""
+    assert run.row.calls is not None
+    run.open()
+    refused = _refused_by_the_api(run)
+    if refused is None:
+        raise NotObservable(run.dock.spec.name, "assistant_endpoints",
+                            f"the page's server runs an approved call itself, where the check "
+                            f"cannot fail its business request, and the business API refuses "
+                            f"no value of {run.action}'s arguments that the card takes"
+                            + run.dock.spec.where_approved_calls_run)
+    start = run.state()
+    allowed = run.call(refused)
+    if run.row.asks:
+        run.dock.approve()
+    run.dock.wait_until_settled()
+    codes = [r.code for r in run.timeline.tool_results(allowed)
+             if r.call_id == run.last_call_id]
+    notice = run.dock.last_message("notice", code="RUN_FAILED")
+    if codes != ["RUN_FAILED"] or run.state() != start or not notice.count():
+        raise GuaranteeViolation("run-failure-reported", f"{run.action} with {refused!r}, "
+                                 f"which the business API refuses, should reach the model as "
+                                 f"RUN_FAILED, show a RUN_FAILED notice and change nothing; "
+                                 f"the model got {codes}, {notice.count()} such notice, state "
+                                 f"{run.state().fields()}", run.timeline)
+    arguments = _sample(run)
+    before = run.state()
+    approved = run.call(arguments)
+    if run.row.asks:
+        run.dock.approve()
+    run.dock.wait_until_settled()
+    guarantees.success_after_business_state(run.timeline, call_id=run.last_call_id,
+                                            since=approved, unchanged=before)
+
+
+def _refused_by_the_api(run: DeclaredRun) -> dict[str, Any] | None:
+    """Arguments the card takes (the page's schema) but the business API refuses: a blank
+    value of a string argument the row says refuses blanks, else None."""
+    params = run.params()
+    base = minimal_arguments(params)
+    for name, row in run.row.arguments.items():
+        schema = properties(params).get(name, {})
+        if "blank" in row.refused and schema.get("type") == "string":
+            blank = " " * max(int(schema.get("minLength", 0)), 1)
+            if len(blank) <= int(schema.get("maxLength", len(blank))):
+                return {**base, name: blank}
+    return None
+
+
 def _sample(run: DeclaredRun) -> dict[str, Any]:
     """Arguments the page and its API take: the first edge value, else none."""
     params = run.params()
@@ -214,6 +273,33 @@ def approval_shows_exact_arguments(run: DeclaredRun, config: pytest.Config, node
         approved = run.timeline.mark()
         run.dock.approve()
         run.expect_ran_once(approved, arguments, name)
+
+    if not properties(params):
+        allowed({})
+        return
+    run_examples(config, nodeid, edges=edge_arguments(params, run.refused()),
+                 drawn=valid_arguments(params, run.refused()), check=allowed)
+
+
+def approval_shows_whole_values(run: DeclaredRun, config: pytest.Config, nodeid: str) -> None:
+    """Each edge value (the longest, the shortest, spaces that matter) and drawn value shown
+    whole on the card, nothing cut, collapsed or hidden by overflow; Allow then runs with
+    exactly what was shown. Needs only the card's values: hidden characters and their marker
+    are `approval-shows-exact-arguments`'s."""
+    name = "approval-shows-exact-arguments"
+    run.open()
+    params = run.params()
+
+    def allowed(arguments: dict[str, Any]) -> None:
+        before = run.state()
+        run.call(arguments)
+        values = [v for v in arguments.values() if isinstance(v, str)]
+        if values:
+            guarantees.approval_shows_whole_values(run.timeline, action=run.action,
+                                                   values=values, guarantee=name)
+        approved = run.timeline.mark()
+        run.dock.approve()
+        run.expect_ran_as_shown(approved, before, arguments, name)
 
     if not properties(params):
         allowed({})

@@ -1,7 +1,9 @@
 """Confirmation beyond what r-15's action table implies: a session grant covers only its own
 action, ask-always for an id registered again as `danger` on the testbed, and what alone
 answers the card: a click on a decision button; no key but a focused button's own
-activation, no click elsewhere, no decision attribute around the dock. (Each r-15 action's
+activation, no click elsewhere, no decision attribute around the dock. The gestures need only
+Allow and Deny; what they do to "always allow" is a check of its own, n/a where the
+assistant offers none. (Each r-15 action's
 approval first, denial, no retry, session grant or its absence, forged "always", what the
 card shows, and one card and one run per call whatever the page's lifecycle: the checks
 generated from actions.json; decisions the executor does not
@@ -124,12 +126,21 @@ def clicks_on_the_page(page: Page, dock: Dock) -> None:
 
 
 def focus_moving_through_and_out_of_the_card(page: Page, dock: Dock) -> None:
-    # Keyboard focus walks over Deny, Always allow and Allow without pressing any of them.
+    # Keyboard focus walks over the card's buttons (Deny, Allow, and Always allow where it is
+    # offered) without pressing any of them.
     dock.deny_button.focus()
     for _ in range(3):
         page.keyboard.press("Tab")
     page.keyboard.press("Shift+Tab")
     dock.input.focus()
+
+
+def card_waiting(dock: Dock) -> None:
+    """The rename's card is on screen with its Allow and Deny: all the gestures need (a
+    card's "always allow" is held by the check of its own below)."""
+    expect(dock.approval_for(SAVE)).to_be_visible()
+    expect(dock.approve_button).to_be_visible()
+    expect(dock.deny_button).to_be_visible()
 
 
 # Everything a user can do near a card other than clicking one of its decision buttons.
@@ -150,7 +161,7 @@ def test_approval_card_stays_open_until_a_decision_button_is_clicked(
     locale: str, gesture: str,
 ) -> None:
     dock.ask(rename(locale, FIRST_NAME))
-    guarantees.always_allow_offered(timeline, action=SAVE)
+    card_waiting(dock)
     waiting = timeline.mark()
 
     NOT_A_DECISION[gesture](tutorial_page, dock)
@@ -218,7 +229,7 @@ def test_a_key_that_is_no_activation_on_a_focused_card_button_answers_nothing(
     say: Say, key: str,
 ) -> None:
     dock.ask(say("save"))
-    guarantees.always_allow_offered(timeline, action=SAVE)
+    card_waiting(dock)
     waiting = timeline.mark()
     buttons = dock.decision_controls.count()
 
@@ -248,4 +259,34 @@ def test_a_key_that_is_no_activation_on_a_focused_card_button_answers_nothing(
         raise GuaranteeViolation("approval-only-by-click", f"after {key} on every card button "
                                  f"and Deny the model should get one PERMISSION_DENIED, it "
                                  f"got {results}", timeline)
+    assert tutorial_server.state.snapshot() == INITIAL_WORKSPACE
+
+
+@pytest.mark.guarantee("approval-only-by-click")
+def test_keys_and_focus_on_always_allow_answer_nothing(
+    tutorial_page: Page, dock: Dock, timeline: Timeline, tutorial_server: TutorialServer,
+    say: Say,
+) -> None:
+    # The gestures above run wherever a card has Allow and Deny; "always allow" is held here,
+    # so an assistant that offers none (its driver: `approval.always` absent) loses only this.
+    dock.ask(say("save"))
+    guarantees.always_allow_offered(timeline, action=SAVE)
+    waiting = timeline.mark()
+
+    for key in NOT_AN_ACTIVATION:
+        dock.approve_always_button.focus()
+        if dock.focused_decision() != "always":
+            raise GuaranteeViolation("approval-only-by-click", f"'always allow' did not take "
+                                     f"the focus before {key} was pressed on it", timeline)
+        tutorial_page.keyboard.press(key)
+        guarantees.approval_still_open(timeline, action=SAVE, since=waiting)
+    dock.input.focus()  # focus leaving it decides nothing either
+
+    guarantees.approval_still_open(timeline, action=SAVE, since=waiting)
+    dock.deny()
+    results = [r.code for r in timeline.tool_results(waiting) if r.action == SAVE]
+    if results != ["PERMISSION_DENIED"]:
+        raise GuaranteeViolation("approval-only-by-click", f"after keys on 'always allow' and "
+                                 f"Deny the model should get one PERMISSION_DENIED, it got "
+                                 f"{results}", timeline)
     assert tutorial_server.state.snapshot() == INITIAL_WORKSPACE

@@ -1,9 +1,9 @@
 """The user decides a card, then writes again before anything else happens: the decision still
-stands. An approved call runs (or the user is told it did not); a denied one reaches the model
-as PERMISSION_DENIED. The model here is a lenient OpenAI-compatible server, which answers a
-conversation whose tool call has no result where OpenAI refuses it, so a page that drops the
-decision (vercel/ai#17033, #14428: the AI SDK sending the approval with the next message)
-is seen doing it instead of failing on the wire."""
+stands. An approved call runs and the user and the model are told it ran (or, if it did not,
+that it did not); a denied one reaches the model as PERMISSION_DENIED. The model here is a
+lenient OpenAI-compatible server, which answers a conversation whose tool call has no result
+where OpenAI refuses it, so a page that drops the decision (vercel/ai#17033, #14428: the AI
+SDK sending the approval with the next message) is seen doing it instead of failing on the wire."""
 
 from __future__ import annotations
 
@@ -35,7 +35,11 @@ def test_an_approved_call_runs_even_when_a_message_follows_the_approval(
 
     decide_then_ask(dock, model, say, allow=True)
 
-    guarantees.approval_honoured(timeline, action=ARCHIVE, since=before)
+    # What tells the user the archive ran, whatever the words: the status the page renders
+    # from the server's answer.
+    archived = tutorial_page.get_by_test_id("workspace-status").and_(
+        tutorial_page.locator("[data-archived='true']"))
+    guarantees.approval_honoured(timeline, action=ARCHIVE, since=before, effect_shown=archived)
 
 
 @pytest.mark.guarantee("denial-respected")
