@@ -68,10 +68,17 @@ def pytest_configure(config: pytest.Config) -> None:
         choices = RunChoices.read(file)
     except RunChoicesError as error:
         raise pytest.UsageError(f"{CHOICES_OPTION}: {error}") from None
-    for flag, name in _REPLACED.items():
-        if getattr(config.option, name, None) is not None:
-            raise pytest.UsageError(f"{CHOICES_OPTION} {file} holds the run's choices; drop "
-                                    f"{flag} (or {CHOICES_OPTION})")
+    # An option the file stands for would be a second answer; the model port and base URL
+    # a controller wrote back (pytest-xdist workers get its options) are the file's own.
+    given = [flag for flag, name in _REPLACED.items()
+             if getattr(config.option, name, None) is not None]
+    port = getattr(config.option, "pling_model_port", None)
+    given += [MODEL_PORT_OPTION] if port not in (None, choices.model_port.value) else []
+    given += [BASE_URL_OPTION] if _given_on_command_line(config, BASE_URL_OPTION) and \
+        config.getoption("base_url", None) != choices.page.value else []
+    if given:
+        raise pytest.UsageError(f"{CHOICES_OPTION} {file} holds the run's choices; drop "
+                                f"{', '.join(given)} (or {CHOICES_OPTION})")
     config.option.base_url = choices.page.value
     config.option.pling_model_port = choices.model_port.value
     config.stash[_CHOICES_KEY] = choices
@@ -115,9 +122,8 @@ def base_url_choice(config: pytest.Config, tutorial: Tutorial) -> Chosen[str | N
     slash; else the page the harness serves."""
     value = config.getoption("base_url", None)
     if value:
-        given = any(arg == BASE_URL_OPTION or arg.startswith(BASE_URL_OPTION + "=")
-                    for arg in config.invocation_params.args)
-        from_env = not given and os.environ.get(BASE_URL_ENV) == value
+        from_env = not _given_on_command_line(config, BASE_URL_OPTION) \
+            and os.environ.get(BASE_URL_ENV) == value
         source = (Source(kind="environment", detail=BASE_URL_ENV) if from_env
                   else option(BASE_URL_OPTION))
         return Chosen[str | None](value=str(value).rstrip("/"), source=source)
@@ -126,6 +132,10 @@ def base_url_choice(config: pytest.Config, tutorial: Tutorial) -> Chosen[str | N
         return Chosen[str | None](value=ini.rstrip("/"),
                                   source=Source(kind="ini", detail="`base_url` in pytest's ini"))
     return served_here(tutorial)
+
+
+def _given_on_command_line(config: pytest.Config, flag: str) -> bool:
+    return any(arg == flag or arg.startswith(flag + "=") for arg in config.invocation_params.args)
 
 
 def ini_base_url(config: pytest.Config) -> str | None:

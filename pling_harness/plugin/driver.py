@@ -58,8 +58,9 @@ def run_driver(config: pytest.Config, tutorial: Tutorial, root: Path) -> DriverS
 def dock_driver(request: pytest.FixtureRequest, tutorial: Tutorial,
                 tutorial_root: Path) -> DriverSpec:
     """The dock driver the test reads the assistant with (`dock`, `timeline`, the
-    guarantees): --pling-driver, else the tutorial's `driver`, else the page contract's;
-    on the testbed page always the page contract's (it runs the reference runtime)."""
+    guarantees): the run's choice (`check --driver`, --pling-driver), else the tutorial's
+    `driver`, else the page contract's; on the testbed page always the page contract's (it
+    runs the reference runtime)."""
     if TESTBED_FIXTURE in request.fixturenames \
             or request.node.get_closest_marker(ON_TESTBED_MARK) is not None:
         return default_driver()

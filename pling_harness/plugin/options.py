@@ -35,9 +35,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     )
     group.addoption(
         TUTORIAL_OPTION, metavar="ID", default=None,
-        help="the tutorial (id or short id) the checks run against; `pling-tutorial check "
-             "<tutorial>` passes it on (default: the one whose checks folder holds the test, "
-             "else the only tutorial under --pling-root)",
+        help="the tutorial (id or short id) the checks run against (default: the one whose "
+             "checks folder holds the test, else the only tutorial under --pling-root; "
+             "`pling-tutorial check <tutorial>` hands its choice over in --pling-choices)",
     )
     group.addoption(
         LOCALE_OPTION, metavar="LOCALE", default=None,
