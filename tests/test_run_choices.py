@@ -154,6 +154,21 @@ def test_pytest_given_a_choices_file_and_an_option_it_stands_for_is_a_usage_erro
                                  "--pling-locale*"])
 
 
+def test_pytest_given_a_choices_file_and_another_model_port_is_a_usage_error(
+    pytester: pytest.Pytester, tmp_path: Path,
+) -> None:
+    file = tmp_path / "choices.json"
+    r15_choices(driver_choice(load_tutorial("r-15", PROJECT_ROOT), PROJECT_ROOT, None,
+                              "--driver")).write(file)
+    pytester.makepyfile("def test_nothing(): pass")
+
+    result = pytester.runpytest_subprocess("--pling-choices", str(file),
+                                           "--pling-model-port", "5001")
+
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*holds the run's choices; drop --pling-model-port*"])
+
+
 def test_a_choices_file_that_is_not_valid_is_a_usage_error_naming_the_field(
     pytester: pytest.Pytester, tmp_path: Path,
 ) -> None:
