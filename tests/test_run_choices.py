@@ -14,7 +14,7 @@ from pydantic import ValidationError
 
 from pling_harness.cli.main import main
 from pling_harness.plugin.report import SuiteReport
-from pling_harness.project import dock_driver
+from pling_harness.project import datafile, dock_driver
 from pling_harness.project.run_choices import (
     Chosen,
     ChosenDriver,
@@ -43,7 +43,7 @@ def test_driver(dock_driver, locale):
 # In a pytester run's folder: writes the names of the driver files the run read.
 COUNTS_DRIVER_READS = """
 import json
-from pling_harness.project import dock_driver
+from pling_harness.project import datafile, dock_driver
 
 READS = []
 _parse = dock_driver.load_json_model
@@ -70,7 +70,7 @@ def driver_reads_of(pytester: pytest.Pytester) -> list[str]:
 def driver_reads(monkeypatch: pytest.MonkeyPatch) -> list[Path]:
     """Every driver file read in this process from now on (what `load_driver` parses)."""
     reads: list[Path] = []
-    parse: Callable[..., object] = dock_driver.load_json_model
+    parse: Callable[..., object] = datafile.load_json_model
 
     def counting(path: Path, *args: object) -> object:
         reads.append(path)
