@@ -31,6 +31,7 @@ from pling_harness.plugin.report import (
     TestRecord,
 )
 from pling_harness.plugin.report_writer import SUITE_FILE_NAME
+from pling_harness.project.run_choices import ShownChoice
 
 DENIAL = "checks/test_a.py::test_denial[zh]"
 DENIAL_EN = "checks/test_a.py::test_denial[en]"
@@ -458,3 +459,12 @@ def test_run_merge_of_a_clean_run_exits_0_and_writes_nothing_unasked(
     assert "merge problem" not in printed.out and "HTML report" not in printed.out
     assert printed.err == ""
     assert sorted(p.name for p in folder.iterdir()) == [SUITE_FILE_NAME]
+
+
+def test_merge_keeps_the_choices_the_shards_ran_with() -> None:
+    choices = [ShownChoice(name="driver", value="acme-assistant",
+                           source="from --driver: drivers/acme-assistant.json")]
+    merged = merge([shard(1, 2, [record(DENIAL), record(HANDOFF)], choices=choices),
+                    shard(2, 2, [record(DENIAL_EN), record(PLAIN)], choices=choices)])
+
+    assert merged.report.choices == choices

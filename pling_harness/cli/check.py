@@ -13,11 +13,12 @@ from collections.abc import Sequence
 from pathlib import Path
 from types import FrameType
 
+from pling_harness.plugin.choices import CHOICES_OPTION
 from pling_harness.plugin.external import CHECKED_TARGET_ENV
 from pling_harness.plugin.report import NO_LOCALE, Outcome, SuiteReport
-from pling_harness.plugin.tutorial_choice import TUTORIAL_OPTION
 from pling_harness.project.action_table import check_paths
 from pling_harness.project.paths import TUTORIALS_DIR_NAME
+from pling_harness.project.run_choices import RunChoices
 
 OUTCOME_LABEL: dict[Outcome, str] = {
     "passed": "pass",
@@ -32,6 +33,8 @@ OUTCOME_LABEL: dict[Outcome, str] = {
 STOP_GRACE_S = 60.0
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
 JSON_REPORT_FLAG = "--pling-report"
+# The run's choices, written in the run's scratch folder for the child pytest.
+CHOICES_FILE_NAME = "choices.json"
 
 
 def checks_dir(tutorial_dir_name: str, root: Path) -> Path:
@@ -39,25 +42,24 @@ def checks_dir(tutorial_dir_name: str, root: Path) -> Path:
 
 
 def pytest_command(
-    tutorial_dir_name: str, *, locale: str | None, report: Path, pytest_args: Sequence[str],
-    root: Path, html_report: Path | None = None, base_url: str | None = None,
+    choices: RunChoices, *, choices_file: Path, report: Path, pytest_args: Sequence[str],
+    html_report: Path | None = None,
 ) -> list[str]:
-    """The child pytest run, told the tutorial and root it checks (so the plugin serves the
-    same one); artifact and junit flags ride along in `pytest_args` untouched. No settings
-    of ours: pytest finds the user's (or none) from the checks folder, as it would if they
-    ran it themselves. The root is its rootdir: without one, a root with no settings file
-    would get the common ancestor of it and the current folder, and node ids (JUnit names,
-    `-k`, stored shard durations) would change with the folder a run starts from."""
-    tutorial_directory = root / TUTORIALS_DIR_NAME / tutorial_dir_name
+    """The child pytest run, handed the run's choices as one file (`--pling-choices`, which
+    `choices` is written to), so the plugin serves and reads what was chosen here and
+    resolves nothing again; artifact and junit flags ride along in `pytest_args` untouched.
+    No settings of ours: pytest finds the user's (or none) from the checks folder, as it
+    would if they ran it themselves. The root is its rootdir: without one, a root with no
+    settings file would get the common ancestor of it and the current folder, and node ids
+    (JUnit names, `-k`, stored shard durations) would change with the folder a run starts
+    from."""
+    root = choices.root_path
+    tutorial_directory = root / TUTORIALS_DIR_NAME / choices.tutorial.value
+    choices.write(choices_file)
     command = [sys.executable, "-m", "pytest",
                *(str(path) for path in check_paths(tutorial_directory)),
-               "--rootdir", str(root),
-               TUTORIAL_OPTION, tutorial_dir_name, "--pling-root", str(root),
+               "--rootdir", str(root), CHOICES_OPTION, str(choices_file),
                "--pling-report", str(report)]
-    if locale is not None:
-        command += ["--pling-locale", locale]
-    if base_url is not None:
-        command += ["--base-url", base_url]
     if html_report is not None:
         command += ["--pling-html", str(html_report)]
     return command + list(pytest_args)
@@ -154,29 +156,25 @@ def take_json_report(pytest_args: Sequence[str]) -> tuple[Path | None, list[str]
 
 
 def run_check(
-    tutorial_dir_name: str,
+    choices: RunChoices,
     *,
-    locales: Sequence[str],
-    only_locale: str | None,
     pytest_args: Sequence[str],
     html_report: Path | None = None,
-    base_url: str | None = None,
     checked_target: str | None = None,
-    root: Path,
 ) -> int:
-    """Run the suite with live output, then print the summary; pytest's exit code is ours,
-    but 128 + the signal's number (130, 143) for a run stopped by SIGINT or SIGTERM.
-    With `html_report` (a folder, made absolute by the caller) the run also writes the
-    HTML report there. With `base_url` the suite checks the page served there; the caller
-    has checked it can be, and `checked_target` is what it found (`CHECKED_TARGET_ENV`), so
-    the run does not check it again. `root` holds the tutorial's fixtures/ and tutorials/."""
+    """Run the suite with live output, then print the run's choices and the summary;
+    pytest's exit code is ours, but 128 + the signal's number (130, 143) for a run stopped
+    by SIGINT or SIGTERM. With `html_report` (a folder, made absolute by the caller) the run
+    also writes the HTML report there. With a page served elsewhere (`choices.page`) the
+    caller has checked it can be, and `checked_target` is what it found
+    (`CHECKED_TARGET_ENV`), so the run does not check it again."""
     with tempfile.TemporaryDirectory(prefix="pling-check-") as scratch:
         # The JSON report is read from where the user asked for it, else from scratch.
         asked, pytest_args = take_json_report(pytest_args)
         report_path = asked or Path(scratch) / "report.json"
-        command = pytest_command(tutorial_dir_name, locale=only_locale, report=report_path,
-                                 pytest_args=pytest_args, html_report=html_report,
-                                 base_url=base_url, root=root)
+        command = pytest_command(choices, choices_file=Path(scratch) / CHOICES_FILE_NAME,
+                                 report=report_path, pytest_args=pytest_args,
+                                 html_report=html_report)
         environ = dict(os.environ)
         if checked_target is not None:
             environ[CHECKED_TARGET_ENV] = checked_target
@@ -189,12 +187,13 @@ def run_check(
                   file=sys.stderr)
             return exit_code or 1
         report = SuiteReport.read(report_path)
-    shown = [only_locale] if only_locale else list(locales)
     print()
+    base_url = choices.page.value
     if base_url is not None:
         print(f"Checked {base_url} (served elsewhere; its model endpoint answered by the "
               "harness's scripted model in the browser)")
-    print(render_summary(report, shown))
+    print(choices.header_line())
+    print(render_summary(report, choices.locales.value))
     if html_report is not None:
         print(f"HTML report: {html_report / 'index.html'}")
     return exit_code

@@ -14,6 +14,7 @@ from pling_harness.browser.chromium import ChromiumNotFound
 from pling_harness.browser.preflight import CheckedTarget, check_target
 from pling_harness.browser.remote import BrowserServer, BrowserServerError
 from pling_harness.cli.check import checks_dir, run_check
+from pling_harness.cli.choices import check_choices
 from pling_harness.cli.dev import add_dev_command
 from pling_harness.cli.merge import MergeError, run_merge
 from pling_harness.cli.model_server import add_model_server_command
@@ -27,9 +28,7 @@ from pling_harness.cli.usage import (
     SubParsers,
     UsageError,
     add_root_option,
-    chosen_driver_file,
     fail,
-    offered_locale,
     port_number,
     project_root_of,
     tutorial_root,
@@ -39,11 +38,10 @@ from pling_harness.mutation.catalogue import CatalogueError
 from pling_harness.mutation.stryker.plan import PlanError
 from pling_harness.mutation.stryker.report import ReportError
 from pling_harness.mutation.stryker.run import ToolchainError
-from pling_harness.plugin.options import DRIVER_OPTION
 from pling_harness.plugin.shards import DURATIONS_FILE_NAME, SHARD_OPTION, parse_shard
 from pling_harness.project.paths import TUTORIALS_DIR_NAME
 from pling_harness.project.root import has_tutorials
-from pling_harness.project.tutorials import Tutorial, TutorialError, list_tutorials, load_tutorial
+from pling_harness.project.tutorials import Tutorial, TutorialError, list_tutorials
 from pling_harness.scaffold.new import ScaffoldError
 from pling_harness.server.external import TargetError
 from pling_harness.server.model.config import ProviderConfigError
@@ -78,34 +76,28 @@ def add_list_command(subparsers: SubParsers) -> None:
 
 
 def run_check_command(args: argparse.Namespace) -> int:
-    root = tutorial_root(args)
-    tutorial = load_tutorial(args.tutorial, root)
-    if args.locale is not None:
-        offered_locale(tutorial, args.locale)
+    # Every choice of the run, resolved here once (the driver read once); the child pytest
+    # gets them as one file.
+    choices, tutorial = check_choices(args)
     # The report goes where the user's path points, from the current folder.
     html_report = Path(args.report).resolve() if args.report else None
-    base_url = args.base_url.rstrip("/") if args.base_url else None
-    driver_file = chosen_driver_file(args.driver, tutorial, root)
-    driver = tutorial.dock_driver(root, str(driver_file) if driver_file else None)
     checked: str | None = None
+    base_url = choices.page.value
     if base_url is not None:
         # A page that cannot be checked is one line and exit 2, before any check runs; the
         # run is told what was found, so it checks the page no second time.
         try:
-            facts = check_target(base_url, tutorial, driver)
+            facts = check_target(base_url, tutorial, choices.driver.spec)
         except ChromiumNotFound as error:
             raise UsageError(str(error)) from None
         checked = CheckedTarget(base_url=base_url, tutorial=tutorial.id, facts=facts).encode()
-    return run_check(tutorial.id, locales=tutorial.locales, only_locale=args.locale,
-                     pytest_args=[*plugin_args(args, tutorial, root), *args.pytest_args],
-                     html_report=html_report, base_url=base_url, checked_target=checked,
-                     root=root)
+    return run_check(choices, pytest_args=[*plugin_args(args, tutorial, choices.root_path),
+                                           *args.pytest_args],
+                     html_report=html_report, checked_target=checked)
 
 
-def plugin_args(args: argparse.Namespace, tutorial: Tutorial,
-                root: Path) -> list[str]:
-    """What --shard, --store-durations, --connect and --model-port ask of the child pytest
-    run."""
+def plugin_args(args: argparse.Namespace, tutorial: Tutorial, root: Path) -> list[str]:
+    """What --shard, --store-durations and --connect ask of the child pytest run."""
     extra: list[str] = []
     if args.shard is not None:
         extra += ["--pling-shard", args.shard]
@@ -117,14 +109,6 @@ def plugin_args(args: argparse.Namespace, tutorial: Tutorial,
                   str(checks_dir(tutorial.id, root) / DURATIONS_FILE_NAME)]
     if args.connect is not None:
         extra += ["--pling-connect", args.connect]
-    if args.model_port is not None:
-        if args.base_url is None:
-            raise UsageError("--model-port is for a page served elsewhere whose own server "
-                             "calls the model; give its address with --base-url URL too")
-        extra += ["--pling-model-port", str(args.model_port)]
-    driver_file = chosen_driver_file(getattr(args, "driver", None), tutorial, root)
-    if driver_file is not None:
-        extra += [DRIVER_OPTION, str(driver_file)]
     return extra
 
 

@@ -131,8 +131,11 @@ def merge(shards: Sequence[Shard]) -> Merged:
         notes += shard.report.gallery_notes
     stopped = [f"shard {shard.label} {shard.report.interrupted}" for shard in shards
                if shard.report.interrupted]
+    # The shards of one run made the same choices: the first one's stand for all.
     report = SuiteReport(tests=tests, gallery=list(gallery.values()), gallery_notes=notes,
-                         interrupted="; ".join(stopped) or None)
+                         interrupted="; ".join(stopped) or None,
+                         choices=next((s.report.choices for s in shards if s.report.choices),
+                                      []))
     return Merged(report=report, problems=problems + _unproven(report))
 
 

@@ -11,7 +11,6 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TypeAlias
 
-from pling_harness.project.dock_driver import DriverError, find_driver, load_driver
 from pling_harness.project.paths import TUTORIALS_DIR_NAME
 from pling_harness.project.root import RootError, has_tutorials, project_root
 from pling_harness.project.tutorials import Tutorial
@@ -56,7 +55,11 @@ def project_root_of(args: argparse.Namespace) -> Path:
 
 def tutorial_root(args: argparse.Namespace) -> Path:
     """The project root (`project_root_of`), which must hold tutorials/."""
-    root = project_root_of(args)
+    return holding_tutorials(project_root_of(args), args)
+
+
+def holding_tutorials(root: Path, args: argparse.Namespace) -> Path:
+    """`root`, or a UsageError naming the fix when it holds no tutorials/."""
     if not has_tutorials(root):
         how = "--root" if getattr(args, "root", None) is not None else "the project root"
         raise UsageError(f"{how} {root} has no {TUTORIALS_DIR_NAME}/ folder; write a tutorial "
@@ -98,16 +101,3 @@ def wait_for_ctrl_c(while_running: Callable[[], bool] = lambda: True) -> None:
     idle = threading.Event()  # nothing sets it
     while while_running() and not idle.wait(timeout=1.0):
         pass
-
-
-def chosen_driver_file(choice: str | None, tutorial: Tutorial, root: Path) -> Path | None:
-    """The driver file `--driver` names (read here, so a bad one is a usage line), as an
-    absolute path for the child run; None without --driver."""
-    if choice is None:
-        return None
-    try:
-        path = find_driver(choice, tutorial.directory(root)).resolve()
-        load_driver(path)
-    except DriverError as error:
-        raise UsageError(f"--driver {choice}: {error}") from None
-    return path

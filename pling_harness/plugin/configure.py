@@ -9,14 +9,14 @@ from pathlib import Path
 
 import pytest
 
-from pling_harness.plugin import driver, external, interrupt, remote, shards
+from pling_harness.plugin import external, interrupt, remote, shards
 from pling_harness.plugin import overrides as pytest_overrides
 from pling_harness.plugin.gallery import Gallery
 from pling_harness.plugin.html_report import GALLERY_DIR_NAME
-from pling_harness.plugin.options import pling_root
+from pling_harness.plugin.options import chosen_root
 from pling_harness.plugin.report_writer import REPORT_PLUGIN_NAME, ReportWriter, clear_html_report
 from pling_harness.plugin.stash_keys import GALLERY_KEY
-from pling_harness.plugin.tutorial_choice import run_tutorial
+from pling_harness.plugin.tutorial_choice import run_choices
 
 OVERRIDES_PLUGIN_NAME = "pling-overrides"
 # With --pling-html and no --output, pytest-playwright keeps its traces inside the report.
@@ -30,7 +30,7 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers", "pling_on_testbed: a generated check of a testbed row, read with the page "
                    "contract's driver (the testbed runs the reference runtime)")
-    root = pling_root(config)  # fail fast on a bad --pling-root or [tool.pling]
+    root = chosen_root(config)  # fail fast on a bad --pling-root or [tool.pling]
     if root is None:
         # No tutorials here: options, the marker and fixtures only, so an unrelated suite
         # runs exactly as it does without the plugin (as pytest-playwright's does).
@@ -49,11 +49,10 @@ def pytest_configure(config: pytest.Config) -> None:
     if not config.pluginmanager.is_registered(remote):
         config.pluginmanager.register(remote, remote.PLUGIN_NAME)
     remote.endpoint_of(config)  # fail fast on a bad --pling-connect
-    # ... and on an unknown --pling-tutorial or a locale it does not offer; its locales
-    # order the reports' columns.
-    known = run_tutorial(config, root)
-    locales = known.locales if known is not None else ()
-    driver.configure(config, known, root)  # ... and on a driver file it cannot read
+    # ... and on an unknown --pling-tutorial, a locale it does not offer or a driver file
+    # that cannot be read; its locales order the reports' columns.
+    choices = run_choices(config, root)
+    locales = choices.locales.value if choices is not None else ()
     if not hasattr(config, "workerinput") and not config.pluginmanager.has_plugin(
             interrupt.PLUGIN_NAME):
         # SIGINT/SIGTERM stop the run the way Ctrl-C does, reports kept (plugin/interrupt.py);
@@ -75,7 +74,8 @@ def pytest_configure(config: pytest.Config) -> None:
     if (report or html_folder) and not is_worker:
         config.pluginmanager.register(
             ReportWriter(json_path=Path(report) if report else None, html_folder=html_folder,
-                         locales=locales, base_dir=config.invocation_params.dir),
+                         locales=locales, base_dir=config.invocation_params.dir,
+                         choices=choices.shown() if choices is not None else ()),
             REPORT_PLUGIN_NAME)
 
 

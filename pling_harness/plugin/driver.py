@@ -1,7 +1,8 @@
 """The run's dock driver: what the checks read and drive the assistant with, and the checks
 it cannot serve reported `n/a (<driver>: <part>: <why>)`.
 
-The driver is `--pling-driver NAME|FILE` (`pling-tutorial check --driver`; a NAME is
+The driver is the one the run's choices hold (`pling-tutorial check --driver`, handed over
+in `--pling-choices`), or `--pling-driver NAME|FILE` (a NAME is
 `tutorials/<id>/drivers/NAME.json`), else the tutorial's own (`driver` in its
 tutorial.json), else the page contract's test ids (pling_harness/project/dock_driver.py).
 The harness's testbed page is built on the reference runtime, so it is always read with the
@@ -20,7 +21,8 @@ from pathlib import Path
 
 import pytest
 
-from pling_harness.plugin.options import DRIVER_OPTION
+from pling_harness.plugin import choices
+from pling_harness.plugin.choices import DRIVER_OPTION
 from pling_harness.plugin.report import not_applicable
 from pling_harness.project.dock_driver import (
     DriverError,
@@ -38,18 +40,13 @@ TESTBED_FIXTURE = "testbed_page"
 ON_TESTBED_MARK = "pling_on_testbed"
 
 
-def configure(config: pytest.Config, tutorial: Tutorial | None, root: Path) -> None:
-    """Fail fast on a driver that cannot be read, when the run's tutorial is known."""
-    config.stash[_DRIVERS_KEY] = {}
-    if tutorial is not None:
-        try:
-            run_driver(config, tutorial, root)
-        except DriverError as error:
-            raise pytest.UsageError(f"{DRIVER_OPTION}: {error}") from None
-
-
 def run_driver(config: pytest.Config, tutorial: Tutorial, root: Path) -> DriverSpec:
-    """The run's driver for `tutorial` (read once per run)."""
+    """The run's driver for `tutorial`: the one the run's choices hold (read once, where
+    they were resolved: pling_harness/plugin/choices.py), else read once per run here."""
+    settled = choices.of_run(config)
+    if settled is not None and settled.tutorial.value == tutorial.id \
+            and settled.root_path == root:
+        return settled.driver.spec
     known = config.stash.setdefault(_DRIVERS_KEY, {})
     key = (tutorial.id, root)
     if key not in known:
@@ -61,8 +58,9 @@ def run_driver(config: pytest.Config, tutorial: Tutorial, root: Path) -> DriverS
 def dock_driver(request: pytest.FixtureRequest, tutorial: Tutorial,
                 tutorial_root: Path) -> DriverSpec:
     """The dock driver the test reads the assistant with (`dock`, `timeline`, the
-    guarantees): --pling-driver, else the tutorial's `driver`, else the page contract's;
-    on the testbed page always the page contract's (it runs the reference runtime)."""
+    guarantees): the run's choice (`check --driver`, --pling-driver), else the tutorial's
+    `driver`, else the page contract's; on the testbed page always the page contract's (it
+    runs the reference runtime)."""
     if TESTBED_FIXTURE in request.fixturenames \
             or request.node.get_closest_marker(ON_TESTBED_MARK) is not None:
         return default_driver()

@@ -37,7 +37,7 @@ from pling_harness.browser.preflight import (
     check_over_http,
 )
 from pling_harness.evidence.sources import EXTERNAL_SOURCES, UndeclaredGuarantee, why_not_provable
-from pling_harness.plugin import report
+from pling_harness.plugin import choices, report
 from pling_harness.plugin.driver import run_driver
 from pling_harness.plugin.options import MODEL_PORT_OPTION, pling_root
 from pling_harness.plugin.report_writer import guarantees_of
@@ -59,14 +59,13 @@ ServedTutorial = TutorialServer | ExternalTarget
 
 
 def base_url_of(config: pytest.Config) -> str | None:
-    """The --base-url (or `base_url` ini value, or PYTEST_BASE_URL), without a trailing
-    slash; None without one: the checks serve the page themselves."""
-    value = config.getoption("base_url", None)
-    if not value:
-        try:
-            value = config.getini("base_url")
-        except ValueError:  # no plugin declared the ini value
-            value = None
+    """The page's base URL as the run chose it (pling_harness/plugin/choices.py: --base-url,
+    PYTEST_BASE_URL or the `base_url` ini value), without a trailing slash; None without
+    one: the checks serve the page themselves."""
+    settled = choices.of_run(config)
+    if settled is not None:
+        return settled.page.value
+    value = config.getoption("base_url", None) or choices.ini_base_url(config)
     return str(value).rstrip("/") if value else None
 
 

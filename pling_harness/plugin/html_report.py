@@ -72,6 +72,7 @@ def render_html_report(suite: SuiteReport, *, folder: Path, locales: Sequence[st
             "that ran; the others are marked not run.")
     ET.SubElement(body, "p", {"class": "duration"}).text = (
         f"Generated {generated:%Y-%m-%d %H:%M} UTC.")
+    _choices(body, suite)
     nav = ET.SubElement(body, "nav")
     for target, label in (("guarantees", "Guarantees"), ("gallery", "Gallery"),
                           ("checks", "Checks")):
@@ -80,6 +81,20 @@ def render_html_report(suite: SuiteReport, *, folder: Path, locales: Sequence[st
     _gallery(body, suite, shown, anchors)
     _checks(body, suite, shown, anchors, folder)
     return "<!DOCTYPE html>\n" + ET.tostring(html, encoding="unicode", method="html")
+
+
+def _choices(body: ET.Element, suite: SuiteReport) -> None:
+    """What the run chose (root, tutorial, page, driver, locales, model port) and where each
+    choice came from."""
+    if not suite.choices:
+        return
+    table = ET.SubElement(body, "table", {"class": "choices", "data-testid": "run-choices"})
+    ET.SubElement(table, "caption").text = "What this run checked, and why"
+    for choice in suite.choices:
+        row = ET.SubElement(table, "tr")
+        ET.SubElement(row, "th", scope="row").text = choice.name
+        ET.SubElement(row, "td").text = choice.value
+        ET.SubElement(row, "td", {"class": "source"}).text = choice.source
 
 
 def shown_locales(suite: SuiteReport, preferred: Sequence[str]) -> list[str]:

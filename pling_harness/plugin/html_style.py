@@ -26,4 +26,6 @@ figure { margin: 0; } figcaption { color: #57606a; font-size: 12px; margin-top: 
 pre { background: #f6f8fa; border: 1px solid #d0d7de; padding: 8px; overflow-x: auto;
       font-size: 12px; }
 .duration, .nodeid { color: #57606a; }
+.choices { margin: 8px 0; } .choices caption { text-align: left; font-weight: 600; }
+.choices td { overflow-wrap: anywhere; } .choices .source { color: #57606a; }
 """

@@ -13,33 +13,31 @@ from pathlib import Path
 
 import pytest
 
-from pling_harness.plugin import remote, shards
-from pling_harness.plugin.tutorial_choice import LOCALE_OPTION, TUTORIAL_OPTION, root_of_checks
+from pling_harness.plugin import choices, remote, shards
+from pling_harness.plugin.choices import DRIVER_OPTION as DRIVER_OPTION
+from pling_harness.plugin.choices import LOCALE_OPTION, ROOT_OPTION, TUTORIAL_OPTION
+from pling_harness.plugin.choices import MODEL_PORT_OPTION as MODEL_PORT_OPTION
+from pling_harness.plugin.tutorial_choice import root_of_checks
 from pling_harness.project.paths import TUTORIALS_DIR_NAME
-from pling_harness.project.root import RootError, configured_root, has_tutorials
+from pling_harness.project.root import RootError, has_tutorials
+from pling_harness.project.run_choices import Chosen, default, option, root_from_settings
 
-_ROOT_KEY = pytest.StashKey[Path | None]()
-
-# The dock driver the checks read the page's assistant with (pling_harness/plugin/driver.py).
-DRIVER_OPTION = "--pling-driver"
-# The port of the checks' model for a page whose own server calls it (model_port.py declares
-# it; external.py routes no model endpoint in the browser when it is given).
-MODEL_PORT_OPTION = "--pling-model-port"
+_ROOT_KEY = pytest.StashKey[Chosen[str] | None]()
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("pling", "pling tutorial checks")
     group.addoption(
-        "--pling-root", metavar="DIR", default=None,
+        ROOT_OPTION, metavar="DIR", default=None,
         help="folder whose tutorials/ (and fixtures/) hold the tutorials, from the current "
              "folder (default: `root` under [tool.pling] in pyproject.toml or in pling.toml, "
              "else pytest's rootdir); without tutorials/ there the plugin does nothing",
     )
     group.addoption(
         TUTORIAL_OPTION, metavar="ID", default=None,
-        help="the tutorial (id or short id) the checks run against; `pling-tutorial check "
-             "<tutorial>` passes it on (default: the one whose checks folder holds the test, "
-             "else the only tutorial under --pling-root)",
+        help="the tutorial (id or short id) the checks run against (default: the one whose "
+             "checks folder holds the test, else the only tutorial under --pling-root; "
+             "`pling-tutorial check <tutorial>` hands its choice over in --pling-choices)",
     )
     group.addoption(
         LOCALE_OPTION, metavar="LOCALE", default=None,
@@ -74,6 +72,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
              "tutorials/<id>/drivers/NAME.json, or a driver file (default: the tutorial's "
              "`driver`, else the page contract's test ids)",
     )
+    choices.addoption(group)  # --pling-choices FILE (pling_harness/plugin/choices.py)
     shards.addoption(group)  # --pling-shard K/N (pling_harness/plugin/shards.py)
     remote.addoption(group)  # --pling-connect WS_URL (pling_harness/plugin/remote.py)
 
@@ -81,38 +80,50 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 def pling_root(config: pytest.Config) -> Path | None:
     """The folder holding the tutorials, or None when there is none: nothing to check, and
     the plugin stays out of the run (an unrelated suite passes as it did without it).
+    Found once per run (`chosen_root`)."""
+    chosen = chosen_root(config)
+    return Path(chosen.value) if chosen is not None else None
 
-    `--pling-root DIR` (from the current folder, as pytest resolves its own paths; it must
-    hold tutorials/), else `root` of a settings file at or above pytest's rootdir, else the
-    rootdir (pling_harness/project/root.py). Found once per run."""
+
+def chosen_root(config: pytest.Config) -> Chosen[str] | None:
+    """`pling_root` and where it came from: `--pling-choices`' root; else `--pling-root DIR`
+    (from the current folder, as pytest resolves its own paths; it must hold tutorials/);
+    else `root` of a settings file at or above pytest's rootdir, else the rootdir
+    (pling_harness/project/root.py)."""
     if _ROOT_KEY not in config.stash:
         config.stash[_ROOT_KEY] = _find_root(config)
     return config.stash[_ROOT_KEY]
 
 
-def _find_root(config: pytest.Config) -> Path | None:
-    option = config.getoption("--pling-root")
-    if option:
-        root = (config.invocation_params.dir / str(option)).resolve()
+def _find_root(config: pytest.Config) -> Chosen[str] | None:
+    given = choices.of_run(config)
+    if given is not None:
+        return given.root
+    value = config.getoption(ROOT_OPTION)
+    if value:
+        root = (config.invocation_params.dir / str(value)).resolve()
         if not has_tutorials(root):
             raise pytest.UsageError(
-                f"--pling-root {root} has no {TUTORIALS_DIR_NAME}/ folder; point it at the "
+                f"{ROOT_OPTION} {root} has no {TUTORIALS_DIR_NAME}/ folder; point it at the "
                 "folder that holds your tutorials (or a copy of it)")
-        return root
+        return Chosen[str](value=str(root), source=option(ROOT_OPTION))
     try:
         # pytest's rootdir, else the current folder (a project with no settings file at all
         # has the checks folder itself as rootdir), each as a settings file there names it.
-        for start in (config.rootpath, config.invocation_params.dir):
-            root = configured_root(start) or start
-            if has_tutorials(root):
-                return root
+        for start, what in ((config.rootpath, "pytest's rootdir"),
+                            (config.invocation_params.dir, "the current folder")):
+            chosen = root_from_settings(start) or Chosen[str](value=str(start),
+                                                              source=default(what))
+            if has_tutorials(Path(chosen.value)):
+                return chosen
     except RootError as error:
         raise pytest.UsageError(str(error)) from None
     for arg in config.args:  # a tutorial's checks named on the command line
         path = config.invocation_params.dir / arg.split("::")[0]
         above = root_of_checks(path.resolve())
         if above is not None and has_tutorials(above):
-            return above
+            return Chosen[str](value=str(above),
+                               source=default("the folder above the checks named"))
     return None
 
 

@@ -29,7 +29,9 @@ the page fixtures follow it.
 
 Options: --pling-root DIR (what the server serves), --pling-tutorial ID (which tutorial;
 default: the checks folder's, see tutorial_choice.py), --pling-locale LOCALE (run one of
-its locales), --pling-report PATH (JSON: each test's locale, guarantees, outcome, failure),
+its locales), --pling-choices FILE (all of these, the page and the driver as
+`pling-tutorial check` resolved them; the report header shows each choice and its source,
+see choices.py), --pling-report PATH (JSON: each test's locale, guarantees, outcome, failure),
 --pling-html DIR (an HTML report with the guarantee table, each failure's timeline and
 trace, and a gallery of what the user saw in each locale; see
 `pling_harness/plugin/html_report.py`).
@@ -39,8 +41,9 @@ The `guarantee(name)` marker names the promise a test proves, for the summary of
 
 # The plugin by concern; pytest registers each of these modules with this one.
 pytest_plugins = [
+    "pling_harness.plugin.choices",  # before options, which imports it
     "pling_harness.plugin.options",
-    "pling_harness.plugin.driver",  # before configure, which imports it
+    "pling_harness.plugin.driver",
     "pling_harness.plugin.configure",
     "pling_harness.plugin.collection",
     "pling_harness.plugin.guarantee_names",

@@ -12,6 +12,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from pling_harness.project.run_choices import ShownChoice
+
 Outcome = Literal["passed", "failed", "error", "skipped", "n/a", "not run"]
 # A check skipped with a reason `n/a (<who>: <why>)` could not be proven on this run: against
 # a page served elsewhere (`n/a (external: ...)`, `--base-url`) or with a dock driver that
@@ -159,6 +161,9 @@ class SuiteReport(BaseModel):
     to the end. The checks it did not get to are "not run"."""
     collection_errors: list[CollectionError] = Field(default_factory=list)
     """The files of checks pytest could not collect; with any, it ran no check."""
+    choices: list[ShownChoice] = Field(default_factory=list)
+    """The run's root, tutorial, page, driver, locales and model port, each with its source
+    (pling_harness/project/run_choices.py); empty for a run without one tutorial."""
 
     def write(self, path: Path) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)

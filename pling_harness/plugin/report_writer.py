@@ -30,6 +30,7 @@ from pling_harness.plugin.report import (
     collection_error_line,
     not_applicable_reason_of,
 )
+from pling_harness.project.run_choices import ShownChoice
 
 LOCALE_PROPERTY = "pling_locale"
 GUARANTEE_PROPERTY = "pling_guarantee"
@@ -100,8 +101,11 @@ class ReportWriter:
     """A pytest plugin object: gathers test outcomes and writes the reports at the end."""
 
     def __init__(self, *, json_path: Path | None = None, html_folder: Path | None = None,
-                 locales: Sequence[str] = (), base_dir: Path | None = None) -> None:
+                 locales: Sequence[str] = (), base_dir: Path | None = None,
+                 choices: Sequence[ShownChoice] = ()) -> None:
         self.json_path = json_path
+        self.choices = list(choices)
+        """The run's choices and their sources, as the reports show them."""
         self.html_folder = html_folder
         self.locales = tuple(locales)
         self.base_dir = base_dir or Path.cwd()
@@ -207,7 +211,7 @@ class ReportWriter:
         return SuiteReport(tests=tests, gallery=list(self.gallery.values()),
                            gallery_notes=self.gallery_notes, interrupted=self.interrupted,
                            collection_errors=self.collection_errors,
-                           shard=shard)
+                           shard=shard, choices=self.choices)
 
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
         suite = self.suite_report()

@@ -1,6 +1,7 @@
 """Which tutorial a test checks, and so in which locales it runs.
 
-In this order: `--pling-tutorial ID` (what `pling-tutorial check <id>` passes on); else the
+In this order: the tutorial of `--pling-choices FILE` (what `pling-tutorial check <id>`
+resolved), or `--pling-tutorial ID`; else the
 tutorial whose checks folder holds the test (`.../tutorials/<id>/checks/...`); else the only
 tutorial under `--pling-root`. Anything else is a usage error that names the fix. The
 tutorial itself is always read from `--pling-root` (the mutation runner's copy), whatever
@@ -15,13 +16,15 @@ from pathlib import Path
 import pytest
 
 from pling_harness.evidence.sources import GUARANTEE_SOURCES, guarantee_sources
+from pling_harness.plugin import choices
+from pling_harness.plugin.choices import LOCALE_OPTION as LOCALE_OPTION
+from pling_harness.plugin.choices import TUTORIAL_OPTION as TUTORIAL_OPTION
 from pling_harness.project.action_table import ACTION_TABLE_FILE_NAME
 from pling_harness.project.guarantee_families import EvidenceSource
 from pling_harness.project.paths import TUTORIALS_DIR_NAME
+from pling_harness.project.run_choices import Chosen, RunChoices, default, option
 from pling_harness.project.tutorials import Tutorial, TutorialError, list_tutorials, load_tutorial
 
-TUTORIAL_OPTION = "--pling-tutorial"
-LOCALE_OPTION = "--pling-locale"
 CHECKS_DIR_NAME = "checks"
 _LOADED_KEY = pytest.StashKey[dict[str, Tutorial]]()
 
@@ -54,8 +57,11 @@ def tutorial_named_by_path(path: Path) -> str | None:
 
 def tutorial_name(config: pytest.Config, path: Path | None, root: Path) -> str:
     """The id (or short id) of the tutorial a test at `path` checks (see the module)."""
-    option = config.getoption(TUTORIAL_OPTION)
-    return str(option) if option else default_tutorial_name(path, root)
+    settled = choices.of_run(config)
+    if settled is not None:
+        return settled.tutorial.value
+    given = config.getoption(TUTORIAL_OPTION)
+    return str(given) if given else default_tutorial_name(path, root)
 
 
 def default_tutorial_name(path: Path | None, root: Path) -> str:
@@ -89,8 +95,12 @@ def chosen_tutorial(config: pytest.Config, path: Path | None, root: Path) -> Tut
 
 
 def run_locales(config: pytest.Config, tutorial: Tutorial) -> list[str]:
-    """The locales a test of `tutorial` runs in: its `locales` in their declared order, or
-    the one `--pling-locale` names (which the tutorial must offer)."""
+    """The locales a test of `tutorial` runs in: the run's choice (choices.py), else its
+    `locales` in their declared order, or the one `--pling-locale` names (which the tutorial
+    must offer)."""
+    settled = choices.of_run(config)
+    if settled is not None and settled.tutorial.value == tutorial.id:
+        return list(settled.locales.value)
     only = config.getoption(LOCALE_OPTION)
     if only is None:
         return list(tutorial.locales)
@@ -101,19 +111,25 @@ def run_locales(config: pytest.Config, tutorial: Tutorial) -> list[str]:
     return [str(only)]
 
 
-def run_tutorial(config: pytest.Config, root: Path) -> Tutorial | None:
-    """The tutorial of the whole run when it is known before collection (--pling-tutorial,
-    or the only tutorial under `root`), checked with its --pling-locale; else None (each
-    test's comes from its checks folder)."""
-    if not config.getoption(TUTORIAL_OPTION):
+def run_choices(config: pytest.Config, root: Chosen[str]) -> RunChoices | None:
+    """The run's choices (choices.py) when its tutorial is known before collection: from
+    --pling-choices, --pling-tutorial, or the only tutorial under `root`, checked with its
+    --pling-locale; else None (each test's tutorial comes from its checks folder)."""
+    given = choices.of_run(config)
+    if given is not None:
+        return given
+    named = config.getoption(TUTORIAL_OPTION)
+    if not named:
         try:
-            if len(list_tutorials(root)) != 1:
+            if len(list_tutorials(Path(root.value))) != 1:
                 return None
         except TutorialError as error:
             raise pytest.UsageError(str(error)) from None
-    tutorial = chosen_tutorial(config, None, root)
+    tutorial = chosen_tutorial(config, None, Path(root.value))
     run_locales(config, tutorial)
-    return tutorial
+    source = (option(TUTORIAL_OPTION) if named
+              else default(f"the only tutorial under {root.value}"))
+    return choices.settle(config, tutorial, root, source)
 
 
 def known_guarantees(config: pytest.Config, path: Path,

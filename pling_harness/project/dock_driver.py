@@ -66,13 +66,18 @@ class NotObservable(Exception):
 
 
 class DriverPart(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    # The docstring after each field is its description: in the JSON schema, and in
+    # docs/dock-drivers.md (scripts/driver_reference.py writes it from them).
+    model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True)
 
 
 class Absent(DriverPart):
     """A part this assistant does not have, and why: the n/a of every check that needs it."""
 
     absent: str = Field(min_length=1, max_length=300)
+    """Why the page has no such part (`"the framework shows no countdown"`): what the n/a of
+    a check that needs it says. Something the framework does not offer or the page does not
+    show; never a way to skip a check that fails."""
 
 
 class Reading(DriverPart):
@@ -82,8 +87,12 @@ class Reading(DriverPart):
     `"PERMISSION_DENIED"`); a value it does not list is read as it is."""
 
     attribute: AttributeName | None = None
+    """The attribute to read (`data-tool`); none: the element's trimmed text."""
     inside: Css | None = None
+    """Read the first descendant matching this selector instead of the element itself."""
     values: dict[str, str] = Field(default_factory=dict)
+    """What the page shows → what the harness means (`{"output-denied":
+    "PERMISSION_DENIED"}`); a value not listed is read as it is."""
 
     def shown_as(self, meaning: str) -> list[str]:
         """Every value the page may show for `meaning` (the inverse of `values`)."""
@@ -99,11 +108,18 @@ class DockParts(DriverPart):
     """The assistant as a whole: where the user types and sends, and whether it is busy."""
 
     root: Css
+    """The assistant itself: on screen once the page is ready. Needed by every check."""
     input: Css
+    """Where the user types a request. Needed by every check."""
     send: Css
+    """What sends it. Needed by every check."""
     busy: Css | Absent
-    """In the DOM exactly while a turn runs (visible or not: a card waiting keeps it)."""
+    """In the DOM exactly while a turn runs (visible or not: a card waiting keeps it): a
+    turn runs until the model has answered what the page last sent it. Needed to settle
+    after each action, and by the busy checks."""
     new_conversation: Css | Absent
+    """Ends the session (its grants and anything pending). Needed by
+    `new-conversation-ends-pending` and the session's end."""
 
 
 class MessageKind(DriverPart):
@@ -112,8 +128,13 @@ class MessageKind(DriverPart):
     MODEL_UNAVAILABLE), if any. The messages are every kind's elements, in page order."""
 
     element: Css
+    """The elements of this kind."""
     role: Role | Reading
+    """`user`, `assistant`, `notice` or `error`: the same for every element of the kind, or
+    read from each."""
     code: Value | None = None
+    """The outcome code the message reports (`PERMISSION_DENIED`, `MODEL_UNAVAILABLE`),
+    fixed or read; none: it reports none. Needed by the notices and gateway errors."""
 
 
 class ApprovalParts(DriverPart):
@@ -121,50 +142,83 @@ class ApprovalParts(DriverPart):
     card only while it waits: once decided it is removed, hidden or no longer matches."""
 
     card: Css
+    """One card per call waiting for a decision, matching only while it waits (removed,
+    hidden or changed once decided; a decided card may stay as the call's record if it no
+    longer matches). Needed by every confirmation guarantee."""
     action: Reading
+    """The action the card is for. Needed by every confirmation guarantee."""
     policy: Reading | Absent
-    """`ask` or `ask-always` (SPEC §2), as the card says it."""
+    """`ask` or `ask-always` (SPEC §2), as the card says it. Needed by the policy rows and
+    the card's policy pictures."""
     description: Css | Absent
+    """What the card says the call does. Needed by `approval-only-by-click` and
+    `model-text-is-text`."""
     arguments: Css | Absent
+    """The arguments the call runs with, as the card shows them. Needed by
+    `approval-only-by-click` and `model-text-is-text`."""
     value: Css | Absent
-    """One string argument's value, in `arguments`, exactly in its visible form."""
+    """One string argument's value, in `arguments`, exactly in its visible form. Needed by
+    `approval-shows-exact-arguments`."""
     hidden_marker: Css | Absent
-    """Follows a value that holds hidden characters (docs/page-contract.md)."""
+    """Follows a value that holds hidden characters (docs/page-contract.md). Needed by
+    `approval-shows-exact-arguments`."""
     allow: Css
+    """Allows this call once. Needed by every confirmation guarantee."""
     always: Css | Absent
+    """Allows the action for the rest of the session. Needed by `session-grant-for-ask`
+    and `ask-always-never-granted`."""
     deny: Css
+    """Denies the call. Needed by every confirmation guarantee."""
     decision: Reading | Absent
     """The attribute any element inside the card carries to decide it when clicked (the
-    page contract's delegated decision attribute), which page script could forge."""
+    page contract's delegated decision attribute, ours `data-decision`), which page script
+    could forge. Needed by `forged-decision-refused` and the forged routes of
+    `ask-always-never-granted`."""
     one_at_a_time: Literal[True] | Absent = True
     """The calls of one reply are asked and run one after another, each card shown once the
     call before it has its result (SPEC §3); absent for a framework that asks every approval
-    of a step at once and runs the approved calls together."""
+    of a step at once and runs the approved calls together. Needed by
+    `calls-one-after-another`."""
 
 
 class HandoffParts(DriverPart):
     """The panel of a step only the human may do."""
 
     panel: Css
+    """The panel, while the person's step waits. Needed by every handoff guarantee."""
     action: Reading
+    """The action the step is for. Needed by every handoff guarantee."""
     reason: Css | Absent
+    """Why only the person may do it. Needed by `handoff-guidance`."""
     step: Css | Absent
+    """Each of the ordered steps. Needed by `handoff-guidance`."""
     current_step: Css | Absent
-    """What the current step matches besides `step` (e.g. `[aria-current='step']`)."""
+    """What the current step matches besides `step` (e.g. `[aria-current='step']`). Needed
+    by `handoff-guidance`."""
     step_target: Reading | Absent
+    """The target (a `targets` id) each step points at. Needed by `handoff-guidance`."""
     timer: Css | Absent
+    """The time left (`pling_harness.time_left` matches it). Needed by `handoff-timeout`
+    and `handoff-custom-timeout`."""
     done: Css | Absent
+    """The person says the step is done. Needed by the handoff's outcomes."""
     cancel: Css | Absent
+    """The person gives the step up. Needed by the handoff's outcomes."""
     next: Css | Absent
+    """To the next step. Needed by `handoff-guidance`."""
     back: Css | Absent
+    """To the step before. Needed by `handoff-guidance`."""
 
 
 class HighlightParts(DriverPart):
     """The overlay over the current step's target, and the mark on the target itself."""
 
     overlay: Css
+    """The overlay over the current step's target. Needed by `handoff-guidance`."""
     target: Reading
+    """The target (a `targets` id) the overlay covers. Needed by `handoff-guidance`."""
     marked: Css | Absent
+    """The mark on the target itself. Needed by `handoff-guidance`."""
 
 
 class RunningClock(DriverPart):
@@ -181,7 +235,11 @@ class PageHooks(DriverPart):
     reads from the model's requests, the DOM and the business requests, never the page."""
 
     rerender: str = Field(pattern=r"^[A-Za-z_$][A-Za-z0-9_$]*$", max_length=100)
+    """The function that re-renders the component. Needed by the generated
+    `<action>-registered-once-rerender` checks."""
     remount: str = Field(pattern=r"^[A-Za-z_$][A-Za-z0-9_$]*$", max_length=100)
+    """The function that unmounts the component and mounts it again. Needed by the generated
+    `<action>-registered-once-remount` checks."""
 
 
 NO_PAGE_HOOKS = Absent(absent="this driver names no page hook to re-render or remount the "
@@ -195,6 +253,8 @@ class DecisionWire(DriverPart):
     read (`pling_harness.browser.repeated_decision`)."""
 
     endpoint: ApiPath
+    """The assistant endpoint whose request carries the decisions: one of
+    `assistant_endpoints`."""
     format: Literal["ai-sdk-ui-messages"]
     """`ai-sdk-ui-messages`: the Vercel AI SDK's chat body (`{messages: UIMessage[]}`), a
     decision being a tool part's `approval` answer in `approval-responded`."""
@@ -215,7 +275,10 @@ class LoopCap(DriverPart):
     (the page contract, or a framework's docs or source with its version)."""
 
     limit: int = Field(ge=1, le=1000)
+    """The most the assistant allows (model requests in a turn, or calls in a reply)."""
     source: str = Field(min_length=1, max_length=300)
+    """Where the rule comes from: the page contract, or the framework's docs or source file
+    and version (CopilotKit's `MAX_FOLLOW_UP_DEPTH`, 100, in `@copilotkit/core` 1.74.0)."""
 
 
 class LoopCaps(DriverPart):
@@ -226,6 +289,9 @@ class LoopCaps(DriverPart):
     still asks, however many calls came before it."""
 
     model_requests_per_turn: LoopCap | Absent
+    """Past it, a turn asks the model no more; absent for a framework with no such cap.
+    Needed by `loop-limit` (`table-model-calls-per-turn-capped`) and the cap's state in
+    `bilingual-copy`."""
     calls_per_reply: LoopCap | Absent
     """Past it, a reply's calls are refused without running; absent for a framework that
     handles every call of a reply (each call that asks then still asks)."""
@@ -245,26 +311,41 @@ class TargetKind(DriverPart):
     """Elements the human acts on in a handoff (a code field, a Publish button), by id."""
 
     element: Css
+    """The elements of this kind."""
     id: Value
+    """Each one's id, fixed or read: what `handoff.step_target` and `highlight.target`
+    name."""
 
 
 class DriverSpec(DriverPart):
     """A driver file: every part the harness knows, named with selectors or said absent."""
 
     name: DriverName
+    """The driver's name, in the n/a reasons of the checks it cannot serve (`n/a (<name>:
+    <part>: <why>)`)."""
     about: str = Field(min_length=1, max_length=600)
     """What page or framework this driver reads, for a person."""
     dock: DockParts
+    """The assistant as a whole (`DockParts`)."""
     messages: tuple[MessageKind, ...] = Field(min_length=1)
+    """Each kind of conversation message (`MessageKind`): replies, notices, errors."""
     approval: ApprovalParts
+    """The approval card (`ApprovalParts`)."""
     handoff: HandoffParts | Absent
+    """The panel of a step only the person may do (`HandoffParts`)."""
     highlight: HighlightParts | Absent
+    """The overlay over the current step's target (`HighlightParts`)."""
     targets: tuple[TargetKind, ...] | Absent
+    """The elements the person acts on (`TargetKind`). Needed by
+    `handoff-never-writes-target` and the highlights."""
     assistant_endpoints: tuple[ApiPath, ...] = ()
     """Paths the assistant sends its conversation to on the page's own server (a
     framework's chat route, e.g. the AI SDK's `/api/chat`): the assistant's transport, never
     counted as business requests. What such a request causes at the server (an approved
-    tool run there) is judged by the business state, which the harness reads itself."""
+    tool run there) is judged by the business state, which the harness reads itself, and a
+    check that must hold a business request in the browser is n/a. Read by the model-request
+    counts of `no-silent-retry` and `success-only-after-published`, and the held requests of
+    `new-conversation-ends-pending`."""
 
     framework_tools: tuple[Annotated[str, Field(min_length=1, max_length=64)], ...] = ()
     """Tools the framework itself offers the model beside the page's actions (CopilotKit's
@@ -301,7 +382,13 @@ class DriverSpec(DriverPart):
     """The caps that end a runaway loop (the page contract's 8 model requests a turn and 10
     calls a reply unless the driver declares its framework's own)."""
     page_hooks: PageHooks | Absent = NO_PAGE_HOOKS
+    """How to re-render or remount the component that registers the assistant's tools
+    (`PageHooks`); without them the generated `-rerender` and `-remount` cases are n/a."""
     decision_wire: DecisionWire | Absent = NO_DECISION_WIRE
+    """Where the user's decisions leave the page (`DecisionWire`): `forged-decision-refused`
+    repeats an approval in the page's own request (one approval sent twice in one request
+    runs the action at most once). Absent for a page that decides each card in the browser,
+    where that check is n/a."""
     clock: Literal["paused"] | RunningClock = "paused"
     """The harness pauses the page's clock once it is ready, so no timer fires unless a check
     moves time (docs/page-contract.md, "No timers in the runtime's flow"). A framework whose

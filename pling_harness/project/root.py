@@ -73,14 +73,29 @@ def _validated(path: Path, table: object) -> PlingSettings:
                         "the folder holding tutorials/)") from None
 
 
-def configured_root(start: Path) -> Path | None:
-    """The root a settings file in `start` or a parent names; None without one."""
+def find_settings(start: Path) -> tuple[Path, PlingSettings] | None:
+    """The first settings file in `start` or a parent, and what it says; None without one."""
     for folder in (start, *start.parents):
         found = read_settings(folder)
         if found is not None:
-            settings_file, settings = found
-            return (settings_file.parent / settings.root).resolve()
+            return found
     return None
+
+
+def settings_source(settings_file: Path) -> str:
+    """Where a settings file's `root` was read, as a run's report shows it."""
+    if settings_file.name == PYPROJECT_FILE_NAME:
+        return f"`root` under [tool.pling] in {settings_file}"
+    return f"`root` in {settings_file}"
+
+
+def configured_root(start: Path) -> Path | None:
+    """The root a settings file in `start` or a parent names; None without one."""
+    found = find_settings(start)
+    if found is None:
+        return None
+    settings_file, settings = found
+    return (settings_file.parent / settings.root).resolve()
 
 
 def project_root(start: Path) -> Path:
