@@ -39,6 +39,22 @@ def _error_says(run: DeclaredRun, code: str, count: int) -> str:
     return run.dock.messages("error").last.inner_text()
 
 
+def _provider_fault_told(run: DeclaredRun, fault: ProviderError, count: int) -> str:
+    """As `_error_says`, or a violation saying what the user sees instead (a page that shows
+    nothing fails so, not as a locator's timeout)."""
+    try:
+        return _error_says(run, fault.code, count)
+    except AssertionError:
+        shown = run.dock.messages("error")
+        told = " | ".join(" ".join(t.split()) for t in shown.all_inner_texts()) or "none"
+        raise GuaranteeViolation(NAME, f"the provider answered {fault.status} {fault.code}; "
+                                 f"the user should see error {count} reporting it; errors "
+                                 f"shown: {told}; the chat shows "
+                                 f"{run.dock.messages('assistant').count()} answer(s) and "
+                                 f"{run.dock.messages('notice').count()} notice(s)",
+                                 run.timeline) from None
+
+
 def _conversation_goes_on(run: DeclaredRun, errors: int) -> None:
     run.model.script(PLAIN_REPLY)
     run.dock.ask(run.say(run.row.asked_with))
@@ -54,8 +70,13 @@ def provider_faults(run: DeclaredRun) -> None:
     for n, fault in enumerate(PROVIDER_FAULTS, start=1):
         run.model.script(fault)
         before = run.timeline.mark()
-        run.dock.ask(asked)
-        text = _error_says(run, fault.code, n)
+        try:
+            run.dock.ask(asked)
+        except AssertionError as error:
+            raise GuaranteeViolation(NAME, f"the provider answered {fault.status} "
+                                     f"{fault.code}; the turn never ended: "
+                                     f"{str(error).splitlines()[0]}", run.timeline) from None
+        text = _provider_fault_told(run, fault, n)
         problems = run.words.meaning_problems(text, fault.code)
         if problems:
             raise GuaranteeViolation(NAME, f"the {fault.code} error {text!r}: "
