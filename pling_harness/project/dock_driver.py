@@ -140,6 +140,12 @@ class ApprovalParts(DriverPart):
     """The calls of one reply are asked and run one after another, each card shown once the
     call before it has its result (SPEC §3); absent for a framework that asks every approval
     of a step at once and runs the approved calls together."""
+    shown: Css | None = None
+    """Every approval card as the user sees it, waiting or answered, where `card` matches
+    only a waiting one (None: `card` is every card shown, a decided one being removed).
+    A card shown with no enabled `allow` or `deny` and no `outcome` is a dead card."""
+    outcome: Css | None = None
+    """Inside a `shown` card, what tells the call's outcome once it is answered."""
 
 
 class HandoffParts(DriverPart):
@@ -242,6 +248,11 @@ class DriverSpec(DriverPart):
     contract, "Argument schemas"); absent for a framework that reads it as `{}` before any
     page code sees the call (the AI SDK's tool-call parser): a blank call to an action that
     takes no arguments is then a call with none, and checks hold it to that."""
+    provider_fault_codes: Literal[True] | Absent = True
+    """A provider's failure reaches the user as an error reporting the fault's own code
+    (MODEL_UNAVAILABLE, MODEL_TIMEOUT, MODEL_BAD_REPLY) and saying what it means; absent for
+    a framework that tells the page only that the run failed: its error must then say, in
+    the page's language, that the assistant could not answer."""
     repeated_call_id_refused: Literal[True] | Absent = True
     """A second call under an id already used in the same reply is refused INVALID_PARAMS,
     naming the id, while the first runs (the page contract's agent loop); absent for a

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from playwright.sync_api import Error as PlaywrightError
-from playwright.sync_api import expect
+from playwright.sync_api import Locator, expect
 
 from pling_harness.browser.clicks import user_click
 from pling_harness.evidence import guarantees
@@ -70,23 +70,22 @@ def _told_and_survived(run: DeclaredRun, faults: list[Fault]) -> None:
     for fault in faults:
         run.model.script(calling(fault.call), PLAIN_REPLY)
         before = run.timeline.mark()
-        told_before = _told(run, fault.code).count()
+        told_before = _told(run).count()
         try:
             run.dock.ask(run.say(run.row.asked_with))
         except AssertionError:
             raise GuaranteeViolation(NAME, f"after the model sent {fault.what}, "
-                                     f"{_what_the_user_sees(run)}; "
+                                     f"{what_the_user_sees(run)}; "
                                      f"{_next_request(run)}", run.timeline) from None
-        shown = _told(run, fault.code)
-        if shown.count() <= told_before:
-            raise GuaranteeViolation(NAME, f"after the model sent {fault.what}, the user was "
-                                     f"not told: no notice or error reports {fault.code} "
-                                     f"({_what_the_user_sees(run)})", run.timeline)
-        text = shown.last.inner_text()
-        problems = run.words.meaning_problems(text, fault.code)
+        problems = _told_problems(run, fault.code, told_before)
         if problems:
-            raise GuaranteeViolation(NAME, f"the {run.locale} {fault.code} told for "
-                                     f"{fault.what}, {text!r}: {'; '.join(problems)}",
+            raise GuaranteeViolation(NAME, f"after the model sent {fault.what}, the user was "
+                                     f"not told: {problems} ({what_the_user_sees(run)}); "
+                                     f"{_next_request(run)}", run.timeline)
+        dead = dead_cards(run)
+        if dead:
+            raise GuaranteeViolation(NAME, f"after the model sent {fault.what}, a card is left "
+                                     f"with no decision to make and no outcome: {dead}",
                                      run.timeline)
         run.expect_nothing_asked(before, guarantee=NAME, after=f"for {fault.what}")
         guarantees.no_business_request(run.timeline, since=before, guarantee=NAME)
@@ -95,9 +94,41 @@ def _told_and_survived(run: DeclaredRun, faults: list[Fault]) -> None:
         raise GuaranteeViolation(NAME, f"after the faults were told, {answer}", run.timeline)
 
 
-def _told(run: DeclaredRun, code: str) -> Any:
-    """The notices and errors reporting `code`."""
+def _told(run: DeclaredRun, code: str | None = None) -> Locator:
+    """The notices and errors (reporting `code`, if given)."""
     return run.dock.messages("notice", code=code).or_(run.dock.messages("error", code=code))
+
+
+def _told_problems(run: DeclaredRun, code: str, told_before: int) -> str | None:
+    """Why the newest notices and errors do not tell the fault (None if one does): a notice or
+    error reporting `code` and meaning it in the locale, or an error saying the assistant
+    could not answer (a framework that reports its own code for the fault, the onError of
+    CopilotKit, still tells it)."""
+    shown = _told(run).all()[told_before:]
+    if not shown:
+        return f"no notice or error reports {code}"
+    for element in shown:
+        text = element.inner_text()
+        reported = element.and_(_told(run, code)).count() > 0
+        problems = (run.words.meaning_problems(text, code) if reported
+                    else run.words.detail_problems(text, "gateway.unknown-code"))
+        if not problems:
+            return None
+    texts = [" ".join(element.inner_text().split()) for element in shown]
+    return (f"what is shown, {texts}, neither reports {code} in words that mean it nor says "
+            f"the assistant could not answer")
+
+
+def dead_cards(run: DeclaredRun) -> list[str]:
+    """The texts of the approval cards shown with no decision to make (no enabled Allow or
+    Deny) and no outcome: cards a user can neither answer nor see answered."""
+    assert run.page is not None
+    approval = run.dock.spec.approval
+    cards = run.page.locator(approval.shown or approval.card).filter(
+        has_not=run.page.locator(f":is({approval.allow}, {approval.deny}):enabled"))
+    if approval.outcome is not None:
+        cards = cards.filter(has_not=run.page.locator(approval.outcome))
+    return [" ".join(text.split()) for text in cards.all_inner_texts()]
 
 
 ANSWERED = "the next message was answered"
@@ -116,21 +147,23 @@ def _next_request(run: DeclaredRun) -> str:
         expect(answers).to_have_count(before + 1, timeout=ANSWER_TIMEOUT_MS)
     except (AssertionError, PlaywrightError):
         return (f"the next message also gets no answer within "
-                f"{ANSWER_TIMEOUT_MS / 1000:g} s ({_what_the_user_sees(run)})")
+                f"{ANSWER_TIMEOUT_MS / 1000:g} s ({what_the_user_sees(run)})")
     return ANSWERED
 
 
-def _what_the_user_sees(run: DeclaredRun) -> str:
+def what_the_user_sees(run: DeclaredRun) -> str:
     """The dock as its user sees it: whether an answer or an error came, how the chat ends,
     and what it offers to press besides Send (a card left with nothing to press is dead)."""
     told = run.dock.messages("error").count() + run.dock.messages("notice").count()
     said = "no error or notice is shown" if told == 0 else f"{told} error(s) or notice(s)"
     tail = " ".join(run.dock.root.inner_text().split())[-TAIL_CHARS:]
+    dead = dead_cards(run)
     controls = run.dock.root.locator(f"button:enabled:not({run.dock.spec.dock.send})").all()
     names = [" ".join(c.inner_text().split()) or c.get_attribute("aria-label") or "?"
              for c in controls]
     return (f"no answer; {said}; the chat ends with {tail!r}; buttons to press besides "
-            f"Send: {names or 'none'}")
+            f"Send: {names or 'none'}" + (f"; cards with nothing to press and no outcome: "
+                                          f"{dead}" if dead else ""))
 
 
 # How much of the chat's end a violation quotes.
