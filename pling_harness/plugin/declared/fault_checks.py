@@ -41,8 +41,8 @@ class Fault:
 
 def unknown_action_told(run: DeclaredRun) -> None:
     """An action name the page does not have, then a near miss of one it has (in case):
-    each told UNKNOWN_ACTION in the page's language, nothing asked or run, the model's
-    answer shown; then the next ordinary request is answered."""
+    each told UNKNOWN_ACTION in the page's language, no dead card, nothing asked or run; then
+    the next ordinary request is answered."""
     run.open()
     target = asking_action(run)
     unknown, near_miss = undeclared_id(run), near_miss_ids(target)[0]
@@ -68,15 +68,16 @@ def invalid_arguments_told(run: DeclaredRun) -> None:
 
 def _told_and_survived(run: DeclaredRun, faults: list[Fault]) -> None:
     for fault in faults:
+        run.model.reset_overrides()  # a reply the last turn left unasked goes
         run.model.script(calling(fault.call), PLAIN_REPLY)
         before = run.timeline.mark()
         told_before = _told(run).count()
         try:
             run.dock.ask(run.say(run.row.asked_with))
         except AssertionError:
-            raise GuaranteeViolation(NAME, f"after the model sent {fault.what}, "
-                                     f"{what_the_user_sees(run)}; "
-                                     f"{_next_request(run)}", run.timeline) from None
+            # No answer in this turn: no promise of every assistant (the model may hear the
+            # fault with the next message); what follows says what the user was left with.
+            pass
         problems = _told_problems(run, fault.code, told_before)
         if problems:
             raise GuaranteeViolation(NAME, f"after the model sent {fault.what}, the user was "
