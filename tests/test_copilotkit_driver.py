@@ -7,8 +7,9 @@ each of the five actions (`<action>-registered-once-as-served`, React StrictMode
 action offered once, one card or handoff per call, a denial running nothing, an approved
 call's business request sent once, a read's handler run once) and the timeout notice of a handoff,
 which CopilotKit cannot show (it offers no countdown): that one must be n/a with the
-driver's reason, never a pass. The
-whole suite on this page is `scripts/frameworks_page.py` (figures in docs/measurements.md).
+driver's reason, never a pass. The provider's faults run (the check hosts the model) and
+the page's chat `onError` tells them; an unknown tool name, CopilotKit's break, fails saying
+what its user sees. The whole suite on this page is `scripts/frameworks_page.py` (figures in docs/measurements.md).
 """
 
 from __future__ import annotations
@@ -29,8 +30,12 @@ PROJECT_ROOT = Path(__file__).resolve().parents[1]
 PLING_TUTORIAL = Path(sys.executable).parent / "pling-tutorial"
 PAGE_INSTALLED = PROJECT_ROOT / "fixtures" / "r-15-copilotkit" / "node_modules" / ".bin" / "vite"
 SERVING = re.compile(r"at (http://127\.0\.0\.1:\d+)/\?lang=zh \(CopilotKit page")
-SELECTION = "registered-once-as-served or timeout-notice-means-its-code"
+SELECTION = ("registered-once-as-served or timeout-notice-means-its-code or provider-faults "
+             "or unknown-action-told")
 TIMER_ABSENT = "copilotkit: handoff.timer:"
+# CopilotKit's break (docs/found/copilotkit-unknown-tool-kills-thread/), told as its user sees it.
+UNKNOWN_TOOL_SEEN = ("the user was not told: no notice or error reports UNKNOWN_ACTION", "no answer",
+                     "the next message also gets no answer")
 
 
 
@@ -72,13 +77,19 @@ def test_r15_checks_judge_the_copilotkit_page_through_its_driver_in_zh_and_en(
 
     tests = SuiteReport.read(report).tests
     outcomes = {test.nodeid.split("::")[-1]: (test.outcome, test.reason) for test in tests}
-    assert code == 0, outcomes
+    failures = {test.nodeid.split("::")[-1]: test.failure for test in tests}
+    assert code == 1, outcomes
     for locale in ("zh", "en"):
-        # A generated check's id ends with its locale: five actions' and the timeout notice.
+        # A generated check's id ends with its locale: five actions', the timeout notice, the
+        # provider's faults (the check hosts the model: not n/a) and an unknown tool.
         ran = [name for name in outcomes if f"-{locale}-" in name]
-        assert len(ran) == 6, f"{locale}: {ran}"
+        assert len(ran) == 8, f"{locale}: {ran}"
     for name, (outcome, reason) in outcomes.items():
-        if "timeout-notice" in name:
+        if "unknown-action-told" in name:
+            failure = failures[name] or ""
+            assert outcome == "failed" and all(seen in failure for seen in UNKNOWN_TOOL_SEEN), (
+                f"{name}: {outcome} ({failure})")
+        elif "timeout-notice" in name:
             assert outcome == "n/a" and reason is not None and TIMER_ABSENT in reason, (
                 f"{name}: {outcome} ({reason})")
         else:
