@@ -9,7 +9,8 @@ call's business request sent once, a read's handler run once) and the timeout no
 which CopilotKit cannot show (it offers no countdown): that one must be n/a with the
 driver's reason, never a pass. The provider's faults run (the check hosts the model) and
 the page's chat `onError` tells them; an unknown tool name, CopilotKit's break, fails saying
-what its user sees. The whole suite on this page is `scripts/frameworks_page.py` (figures in docs/measurements.md).
+what its user sees. The whole suite on this page is `scripts/frameworks_page.py` (figures in
+docs/measurements.md).
 """
 
 from __future__ import annotations
@@ -34,8 +35,8 @@ SELECTION = ("registered-once-as-served or timeout-notice-means-its-code or prov
              "or unknown-action-told")
 TIMER_ABSENT = "copilotkit: handoff.timer:"
 # CopilotKit's break (docs/found/copilotkit-unknown-tool-kills-thread/), told as its user sees it.
-UNKNOWN_TOOL_SEEN = ("the user was not told: no notice or error reports UNKNOWN_ACTION", "no answer",
-                     "the next message also gets no answer")
+UNKNOWN_TOOL_SEEN = ("the user was not told: no notice or error reports UNKNOWN_ACTION",
+                     "no answer", "the next message also gets no answer")
 
 
 

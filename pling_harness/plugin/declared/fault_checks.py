@@ -28,6 +28,9 @@ PLAIN_REPLY = {"role": "assistant", "content": "Done."}
 NOT_JSON = "{oops"
 # How long the next ordinary request may take to be answered once a turn went wrong (ms).
 ANSWER_TIMEOUT_MS = 10_000
+ANSWERED = "the next message was answered"
+# How much of the chat's end a violation quotes.
+TAIL_CHARS = 200
 
 
 @dataclass(frozen=True)
@@ -131,9 +134,6 @@ def dead_cards(run: DeclaredRun) -> list[str]:
     return [" ".join(text.split()) for text in cards.all_inner_texts()]
 
 
-ANSWERED = "the next message was answered"
-
-
 def _next_request(run: DeclaredRun) -> str:
     """Send the next ordinary request (the model answers with text) and say what came of it,
     in the user's terms."""
@@ -154,6 +154,8 @@ def _next_request(run: DeclaredRun) -> str:
 def what_the_user_sees(run: DeclaredRun) -> str:
     """The dock as its user sees it: whether an answer or an error came, how the chat ends,
     and what it offers to press besides Send (a card left with nothing to press is dead)."""
+    messages = run.dock.messages()
+    answered = messages.count() and messages.last.and_(run.dock.messages("assistant")).count()
     told = run.dock.messages("error").count() + run.dock.messages("notice").count()
     said = "no error or notice is shown" if told == 0 else f"{told} error(s) or notice(s)"
     tail = " ".join(run.dock.root.inner_text().split())[-TAIL_CHARS:]
@@ -161,10 +163,8 @@ def what_the_user_sees(run: DeclaredRun) -> str:
     controls = run.dock.root.locator(f"button:enabled:not({run.dock.spec.dock.send})").all()
     names = [" ".join(c.inner_text().split()) or c.get_attribute("aria-label") or "?"
              for c in controls]
-    return (f"no answer; {said}; the chat ends with {tail!r}; buttons to press besides "
-            f"Send: {names or 'none'}" + (f"; cards with nothing to press and no outcome: "
-                                          f"{dead}" if dead else ""))
+    last = "an answer last" if answered else "no answer"
+    dead_part = f"; cards with nothing to press and no outcome: {dead}" if dead else ""
+    return (f"{last}; {said}; the chat ends with {tail!r}; buttons to press besides Send: "
+            f"{names or 'none'}{dead_part}")
 
-
-# How much of the chat's end a violation quotes.
-TAIL_CHARS = 200
