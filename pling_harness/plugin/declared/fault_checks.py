@@ -155,7 +155,9 @@ def what_the_user_sees(run: DeclaredRun) -> str:
     """The dock as its user sees it: whether an answer or an error came, how the chat ends,
     and what it offers to press besides Send (a card left with nothing to press is dead)."""
     messages = run.dock.messages()
-    answered = messages.count() and messages.last.and_(run.dock.messages("assistant")).count()
+    # An answer: the last message is the assistant's, with words (a call alone renders none).
+    answered = (messages.count() and messages.last.and_(run.dock.messages("assistant")).count()
+                and messages.last.inner_text().strip())
     told = run.dock.messages("error").count() + run.dock.messages("notice").count()
     said = "no error or notice is shown" if told == 0 else f"{told} error(s) or notice(s)"
     tail = " ".join(run.dock.root.inner_text().split())[-TAIL_CHARS:]
