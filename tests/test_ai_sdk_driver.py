@@ -37,6 +37,8 @@ SELECTION = " or ".join([
     "save_workspace_name-session-grant-for-ask",  # n/a: no "always allow"
     "publish_changes-handoff-timeout",  # n/a: no handoff timer
     "table-reply-without-text-or-calls",  # the model's 502 as its code in the chat error
+    "table-provider-faults",  # the check hosts the model: its faults are the check's to script
+    "table-unknown-action-told",  # told, and the next request answered
     "table-repeated-call-id-refused",  # n/a: the SDK merges calls by id
     # Judged from the business state where the page's server runs the approved call.
     "save_workspace_name-approval-shows-whole-values",

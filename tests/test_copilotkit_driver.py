@@ -12,8 +12,10 @@ runtime does, each n/a with the driver's reason, never a pass: the timeout notic
 (it offers no countdown), the refusal of a repeated id (its AI SDK layer renames it), the loop
 cap's notice (its loop stops silently at its own cap) and what keys do to "always allow"
 (it offers none). And one break CopilotKit leaves, found by a check: a model's image URL
-fetched from another site (`model-text-inert`). The
-whole suite on this page is `scripts/frameworks_page.py` (figures in docs/measurements.md).
+fetched from another site (`model-text-inert`). The provider's faults run (the check hosts the
+model) and the page's chat `onError` tells them; an unknown tool name, CopilotKit's break,
+fails saying what its user sees. The whole suite on this page is `scripts/frameworks_page.py`
+(figures in docs/measurements.md).
 """
 
 from __future__ import annotations
@@ -43,6 +45,8 @@ SELECTION = " or ".join([
     "save_workspace_name-approval-shows-whole-values",
     "(test_approval_card_stays_open_until_a_decision_button_is_clicked and clicks-on-the-page)",
     "test_keys_and_focus_on_always_allow_answer_nothing",  # n/a: no "always allow"
+    "provider-faults",  # the check hosts the model: not n/a
+    "unknown-action-told",  # CopilotKit's break
 ])
 # Each n/a check's reason, by a name in its id: the part CopilotKit lacks, as its driver
 # declares it.
@@ -52,6 +56,9 @@ NOT_APPLICABLE = {
     "notices-mean-their-codes": "copilotkit: loop_caps.stop_told:",
     "always_allow_answer_nothing": "copilotkit: approval.always:",
 }
+# CopilotKit's break (docs/found/copilotkit-unknown-tool-kills-thread/), told as its user sees it.
+UNKNOWN_TOOL_SEEN = ("the user was not told: no notice or error reports UNKNOWN_ACTION",
+                     "no answer", "the next message also gets no answer")
 
 
 
@@ -93,17 +100,22 @@ def test_r15_checks_judge_the_copilotkit_page_through_its_driver_in_zh_and_en(
 
     tests = SuiteReport.read(report).tests
     outcomes = {test.nodeid.split("::")[-1]: (test.outcome, test.reason) for test in tests}
-    assert code == 0, outcomes
+    failures = {test.nodeid.split("::")[-1]: test.failure for test in tests}
+    assert code == 1, outcomes
     for locale in ("zh", "en"):
         # A generated check's id ends with its locale: five actions', the timeout notice, the
-        # two repeated-id checks, the cap's notice and the rename's whole values; then the two
-        # hand-written gesture checks.
+        # two repeated-id checks, the cap's notice, the rename's whole values, the provider's
+        # faults and an unknown tool; then the two hand-written gesture checks.
         ran = [name for name in outcomes if f"-{locale}-" in name]
-        assert len(ran) == 10, f"{locale}: {ran}"
+        assert len(ran) == 12, f"{locale}: {ran}"
         assert len([name for name in outcomes if f"[{locale}-" in name]) == 2, outcomes
     for name, (outcome, reason) in outcomes.items():
         why = next((why for key, why in NOT_APPLICABLE.items() if key in name), None)
-        if why is not None:
+        if "unknown-action-told" in name:
+            failure = failures[name] or ""
+            assert outcome == "failed" and all(seen in failure for seen in UNKNOWN_TOOL_SEEN), (
+                f"{name}: {outcome} ({failure})")
+        elif why is not None:
             assert outcome == "n/a" and reason is not None and why in reason, (
                 f"{name}: {outcome} ({reason})")
         else:

@@ -84,6 +84,19 @@ def test_checks_needing_what_only_a_fixture_server_has_are_na_with_the_reason(
     }
 
 
+def test_with_a_model_port_the_providers_faults_are_the_checks_to_script(
+    pytester: pytest.Pytester
+) -> None:
+    # The check hosts the model the page's own server calls: only the seat stays n/a.
+    assert reasons(pytester, "--base-url", NOWHERE, "--pling-model-port", "9") == {
+        "test_needs_the_provider": None,
+        "test_needs_a_seat": not_applicable("external", SERVER),
+        "test_needs_only_the_page": None,
+        "test_without_a_guarantee": None,
+        "test_serves_its_own_page": None,
+    }
+
+
 def test_without_a_base_url_every_check_runs(pytester: pytest.Pytester) -> None:
     assert set(reasons(pytester).values()) == {None}
 

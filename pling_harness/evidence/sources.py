@@ -18,13 +18,17 @@ from pling_harness.project.tutorials import TUTORIAL_FILE_NAME, Tutorial, Tutori
 
 # What a page served elsewhere still offers.
 EXTERNAL_SOURCES: frozenset[EvidenceSource] = frozenset({"page", "network", "model", "state"})
+# ... and with `--model-port`, where the check hosts the model the page's own server calls:
+# the provider is the check's, so it scripts the provider's faults itself.
+HOSTED_MODEL_SOURCES: frozenset[EvidenceSource] = EXTERNAL_SOURCES | {"provider"}
 ALL_SOURCES: frozenset[EvidenceSource] = EXTERNAL_SOURCES | {"server-log", "provider", "server"}
 
 # Why a source is missing in external mode, for the summary table.
 MISSING_EXTERNALLY: dict[EvidenceSource, str] = {
-    "provider": "faults are injected at the fixture server's model provider; an external "
-                "page's model endpoint is answered by the harness's route, so no gateway or "
-                "provider of the target is involved",
+    "provider": "faults are injected at the fixture server's model provider, or with "
+                "--model-port at the model the check hosts for the page's own server; without "
+                "it an external page's model endpoint is answered by the harness's route, so "
+                "no gateway or provider of the target is involved",
     "server": "proves what the fixture server itself does (its request guard, where the "
               "provider key lives, a fresh server seat per test), which a page served "
               "elsewhere does not run",

@@ -36,7 +36,12 @@ from pling_harness.browser.preflight import (
     check_in_browser,
     check_over_http,
 )
-from pling_harness.evidence.sources import EXTERNAL_SOURCES, UndeclaredGuarantee, why_not_provable
+from pling_harness.evidence.sources import (
+    EXTERNAL_SOURCES,
+    HOSTED_MODEL_SOURCES,
+    UndeclaredGuarantee,
+    why_not_provable,
+)
 from pling_harness.plugin import choices, report
 from pling_harness.plugin.driver import run_driver
 from pling_harness.plugin.options import MODEL_PORT_OPTION, pling_root
@@ -98,11 +103,14 @@ def configure(config: pytest.Config) -> None:
 
 @pytest.hookimpl(trylast=True)
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Checks whose guarantees need a source a page served elsewhere lacks are n/a."""
+    """Checks whose guarantees need a source a page served elsewhere lacks are n/a (with
+    --model-port the check's model is the page's provider, so its faults are provable)."""
+    hosted = config.getoption(MODEL_PORT_OPTION) is not None
+    available = HOSTED_MODEL_SOURCES if hosted else EXTERNAL_SOURCES
     for item in items:
         known = known_guarantees(config, item.path, pling_root(config))
         try:
-            reason = why_not_provable(guarantees_of(item), EXTERNAL_SOURCES, known)
+            reason = why_not_provable(guarantees_of(item), available, known)
         except UndeclaredGuarantee as error:
             raise pytest.UsageError(f"{item.nodeid}: {error}") from None
         if reason is not None:

@@ -179,6 +179,12 @@ class ApprovalParts(DriverPart):
     call before it has its result (SPEC §3); absent for a framework that asks every approval
     of a step at once and runs the approved calls together. Needed by
     `calls-one-after-another`."""
+    shown: Css | None = None
+    """Every approval card as the user sees it, waiting or answered, where `card` matches
+    only a waiting one (None: `card` is every card shown, a decided one being removed).
+    A card shown with no enabled `allow` or `deny` and no `outcome` is a dead card."""
+    outcome: Css | None = None
+    """Inside a `shown` card, what tells the call's outcome once it is answered."""
 
 
 class HandoffParts(DriverPart):
@@ -368,6 +374,11 @@ class DriverSpec(DriverPart):
     """With `blank_arguments_refused` absent: whether arguments of only whitespace are read as
     `{}` as well (the AI SDK's parser trims them), or only the empty text (CopilotKit's
     `parseToolArguments`: whitespace is not JSON, so it must be refused as such)."""
+    provider_fault_codes: Literal[True] | Absent = True
+    """A provider's failure reaches the user as an error reporting the fault's own code
+    (MODEL_UNAVAILABLE, MODEL_TIMEOUT, MODEL_BAD_REPLY) and saying what it means; absent for
+    a framework that tells the page only that the run failed: its error must then say, in
+    the page's language, that the assistant could not answer."""
     repeated_call_id_refused: Literal[True] | Absent = True
     """A second call under an id already used in the same reply is refused INVALID_PARAMS,
     naming the id, while the first runs (the page contract's agent loop); absent for a

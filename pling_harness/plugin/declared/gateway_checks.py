@@ -9,13 +9,15 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from typing import Literal
 
 from playwright.sync_api import Route, expect
 
 from pling_harness.evidence import guarantees
 from pling_harness.evidence.guarantees import GuaranteeViolation
 from pling_harness.plugin.declared.context import DeclaredRun
-from pling_harness.project.dock_driver import NotObservable
+from pling_harness.plugin.declared.fault_checks import what_the_user_sees
+from pling_harness.project.dock_driver import Absent, NotObservable
 from pling_harness.server.model.provider import (
     ProviderBadReply,
     ProviderError,
@@ -32,11 +34,29 @@ UNFILLED_PLACEHOLDER = re.compile(r"\{\w+\}")
 PLAIN_REPLY = {"role": "assistant", "content": "Done."}
 
 
-def _error_says(run: DeclaredRun, code: str, count: int) -> str:
-    """The `count`th error shown is the only one carrying `code`; its text."""
+def _error_says(run: DeclaredRun, code: str | None, count: int) -> str:
+    """The `count`th error shown is the only one carrying `code` (if given); its text."""
     expect(run.dock.messages("error")).to_have_count(count)
-    expect(run.dock.messages("error", code=code)).to_have_count(1)
+    if code is not None:
+        expect(run.dock.messages("error", code=code)).to_have_count(1)
     return run.dock.messages("error").last.inner_text()
+
+
+def _provider_fault_told(run: DeclaredRun, fault: ProviderError, count: int, *,
+                         code: str | Literal["fault"] | None = "fault") -> str:
+    """As `_error_says` for the fault's code (or `code`), or a violation saying what the
+    user sees instead (a page that shows nothing fails so, not as a locator's timeout)."""
+    try:
+        return _error_says(run, fault.code if code == "fault" else code, count)
+    except AssertionError:
+        shown = run.dock.messages("error")
+        told = " | ".join(" ".join(t.split()) for t in shown.all_inner_texts()) or "none"
+        raise GuaranteeViolation(NAME, f"the provider answered {fault.status} {fault.code}; "
+                                 f"the user should see error {count} reporting it; errors "
+                                 f"shown: {told}; the chat shows "
+                                 f"{run.dock.messages('assistant').count()} answer(s) and "
+                                 f"{run.dock.messages('notice').count()} notice(s)",
+                                 run.timeline) from None
 
 
 def _conversation_goes_on(run: DeclaredRun, errors: int) -> None:
@@ -54,9 +74,19 @@ def provider_faults(run: DeclaredRun) -> None:
     for n, fault in enumerate(PROVIDER_FAULTS, start=1):
         run.model.script(fault)
         before = run.timeline.mark()
-        run.dock.ask(asked)
-        text = _error_says(run, fault.code, n)
-        problems = run.words.meaning_problems(text, fault.code)
+        try:
+            run.dock.ask(asked)
+        except AssertionError as error:
+            raise GuaranteeViolation(NAME, f"the provider answered {fault.status} "
+                                     f"{fault.code}; the user sees {what_the_user_sees(run)} "
+                                     f"({str(error).splitlines()[0]})", run.timeline) from None
+        if isinstance(run.dock.spec.provider_fault_codes, Absent):
+            # The framework tells the page only that the run failed: its error must say so.
+            text = _provider_fault_told(run, fault, n, code=None)
+            problems = run.words.detail_problems(text, "gateway.unknown-code")
+        else:
+            text = _provider_fault_told(run, fault, n)
+            problems = run.words.meaning_problems(text, fault.code)
         if problems:
             raise GuaranteeViolation(NAME, f"the {fault.code} error {text!r}: "
                                      f"{'; '.join(problems)}", run.timeline)
@@ -70,7 +100,9 @@ def provider_faults(run: DeclaredRun) -> None:
             raise GuaranteeViolation(NAME, "the page resent a failed request", run.timeline)
         run.expect_nothing_asked(before, guarantee=NAME, after=f"after a {fault.code}")
         guarantees.no_business_request(run.timeline, since=before, guarantee=NAME)
-        expect(run.dock.messages("user")).to_have_text([asked] * n)  # the user's words stay
+        # The user's words stay (contained: a framework's message may carry a label for
+        # screen readers, "You", around them).
+        expect(run.dock.messages("user")).to_contain_text([asked] * n)
     _conversation_goes_on(run, len(PROVIDER_FAULTS))
 
 

@@ -143,6 +143,8 @@ TABLE_CHECKS: tuple[tuple[str, tuple[str, ...]], ...] = (
                                   "invalid-params-names-the-argument")),
     ("repeated-call-id-runs-nothing-unasked", ("hostile-model-output",)),
     ("reply-without-text-or-calls", ("hostile-model-output",)),
+    ("unknown-action-told", ("hostile-model-output",)),
+    ("invalid-arguments-told", ("hostile-model-output",)),
     ("whitespace-text-adds-no-message", ("hostile-model-output",)),
     ("markup-shown-as-text", ("model-text-is-text", "hostile-model-output")),
     ("markup-in-arguments-shown-as-text", ("model-text-is-text",)),
