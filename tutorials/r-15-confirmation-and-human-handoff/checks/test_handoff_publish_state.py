@@ -93,23 +93,3 @@ def test_typed_wrong_code_neither_publishes_nor_completes_the_handoff(
     dock.handoff_done()
     guarantees.model_received(timeline, action=PUBLISH, code="HANDOFF_FAILED", since=before)
     workspace.expect_unpublished()
-
-
-@pytest.mark.guarantee("handoff-never-writes-target")
-def test_a_wrong_code_stays_in_the_field_as_typed(
-    tutorial_page: Page, dock: Dock, timeline: Timeline, workspace: Workspace, words: Words,
-    say: Say,
-) -> None:
-    """Nothing but the person writes into a handoff target (issue 39): after a wrong code
-    the field holds what they typed; a page that empties it "to help" wrote what the person
-    cannot tell from the agent's writing. (Done, cancel and the timeout after it: the
-    generated handoff checks.)"""
-    wrong = TYPED_WRONG_CODES["another-code"]
-    start_publish_handoff(dock, say)
-
-    workspace.publish(wrong)
-    expect(workspace.message).to_have_text(words.copy["message.wrong_code"])
-
-    guarantees.no_writes_into_targets(timeline)
-    expect(workspace.code_field).to_have_value(wrong)
-    expect(dock.handoff).to_be_visible()  # still the person's to finish
