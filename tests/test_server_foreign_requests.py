@@ -424,6 +424,33 @@ def test_state_change_from_a_rebound_page_is_refused_403(
                                  code="FORBIDDEN_HOST", response=response)
 
 
+# What a proxy adds to say which host a request was for; no proxy stands in front of ours.
+FORWARDING_HEADERS = {
+    "x-forwarded-host": lambda own: {"X-Forwarded-Host": own},
+    "forwarded": lambda own: {"Forwarded": f'host="{own}"'},
+}
+
+
+@pytest.mark.guarantee(GUARANTEE)
+@pytest.mark.parametrize("forwarding", FORWARDING_HEADERS.keys())
+@pytest.mark.parametrize("endpoint", ENDPOINTS.keys())
+def test_foreign_host_stays_refused_whatever_forwarding_headers_say(
+    client: httpx.Client, server: TutorialServer, before: Before, endpoint: str,
+    forwarding: str,
+) -> None:
+    """A rebound name's request that names our address in a forwarding header (issue 39): the
+    host is the Host header checked against the socket, never a header anyone can send."""
+    path, body = ENDPOINTS[endpoint]
+    own = f"127.0.0.1:{server.port}"
+
+    response = post(client, path, body, {"Host": f"evil.example:{server.port}",
+                                         "Content-Type": "application/json",
+                                         **FORWARDING_HEADERS[forwarding](own)})
+
+    assert_refused_and_unchanged(client, server, before, path=path, status=403,
+                                 code="FORBIDDEN_HOST", response=response)
+
+
 @pytest.mark.guarantee(GUARANTEE)
 @pytest.mark.parametrize("path", READS)
 def test_read_addressed_to_a_foreign_host_is_refused_403(

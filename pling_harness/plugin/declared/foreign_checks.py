@@ -1,7 +1,10 @@
 """Generated checks that the page's own server refuses what would reach it around the approval
 card (guarantee `server-refuses-foreign-requests`): a foreign `Origin` (another site, port or
-scheme, `null` from a sandboxed frame or a file page), a body not declared exactly as
-`application/json`, and a foreign `Host` (DNS rebinding). Sent over HTTP to the server under
+scheme, `null` from a sandboxed frame or a file page), a `Sec-Fetch-Site` saying another
+site's page sent it (with or without an `Origin`), a body not declared exactly as
+`application/json`, and a foreign `Host` (DNS rebinding), also when a forwarding header
+(`X-Forwarded-Host`, `Forwarded: host=`) names the server's own address: a server under check
+trusts no proxy. Sent over HTTP to the server under
 check, so they run against the fixture server and, with `--base-url`, against yours.
 
 Per action whose business request changes something (its `calls`, or a handoff's
@@ -32,7 +35,8 @@ REQUEST_TIMEOUT_SECONDS = 15.0
 GATEWAY_REQUEST = {"messages": [{"role": "user", "content": "archive the workspace"}],
                    "tools": [], "locale": "en"}
 # The headers a refusal's message quotes.
-QUOTED_HEADERS = ("origin", "host", "content-type")
+QUOTED_HEADERS = ("origin", "host", "content-type", "sec-fetch-site", "x-forwarded-host",
+                  "forwarded")
 
 
 @dataclass(frozen=True)
@@ -44,10 +48,13 @@ class Foreign:
     origin: str | None = None
     host: str | None = None
     content_type: str | None = "application/json"
+    # Headers a browser or a proxy adds besides those (`Sec-Fetch-Site`, forwarding headers).
+    more: tuple[tuple[str, str], ...] = ()
 
 
-def foreign_ways(port: int) -> dict[str, Foreign]:
-    """Every way a request is foreign to a server on `port`, by name."""
+def foreign_ways(port: int, own_authority: str) -> dict[str, Foreign]:
+    """Every way a request is foreign to a server on `port`, whose pages come from
+    `own_authority` (`host:port`), by name."""
     origins = {
         "other-site": "http://evil.example",
         "other-port": f"http://127.0.0.1:{port + 1}",
@@ -70,15 +77,34 @@ def foreign_ways(port: int) -> dict[str, Foreign]:
         "other-port": f"127.0.0.1:{port + 1}",
         "own-host-as-prefix": f"localhost.evil.example:{port}",
     }
+    # A browser names the site that made the request; another port of 127.0.0.1 is the same
+    # site, so `same-site` is another page's too. Refused alone, and beside the own Origin.
+    own_origin = f"http://{own_authority}"
+    sites = {
+        "cross-site": Foreign(403, more=(("Sec-Fetch-Site", "cross-site"),)),
+        "same-site": Foreign(403, more=(("Sec-Fetch-Site", "same-site"),)),
+        "cross-site-beside-own-origin": Foreign(403, origin=own_origin,
+                                                more=(("Sec-Fetch-Site", "cross-site"),)),
+    }
+    # A rebound name whose request says, the way a proxy would, that it was for our address.
+    forwarded = {
+        "x-forwarded-host": (("X-Forwarded-Host", own_authority),),
+        "forwarded-host": (("Forwarded", f'host="{own_authority}"'),),
+        "x-forwarded-host-and-proto": (("X-Forwarded-Host", own_authority),
+                                       ("X-Forwarded-Proto", "http")),
+    }
     return ({f"origin-{k}": Foreign(403, origin=v) for k, v in origins.items()}
+            | {f"sec-fetch-site-{k}": v for k, v in sites.items()}
             | {f"content-type-{k}": Foreign(415, content_type=v)
                for k, v in content_types.items()}
-            | {f"host-{k}": Foreign(403, host=v) for k, v in hosts.items()})
+            | {f"host-{k}": Foreign(403, host=v) for k, v in hosts.items()}
+            | {f"host-rebound-name-forwarded-as-own-by-{k}": Foreign(
+                403, host=f"evil.example:{port}", more=v) for k, v in forwarded.items()})
 
 
 def _send(client: httpx.Client, foreign: Foreign, method: str, path: str,
           body: dict[str, Any] | None) -> httpx.Response:
-    headers = {}
+    headers = dict(foreign.more)
     if foreign.origin is not None:
         headers["Origin"] = foreign.origin
     if foreign.host is not None:
@@ -105,10 +131,10 @@ def _not_refused(response: httpx.Response, foreign: Foreign, way: str, what: str
 
 
 def _client(run: DeclaredRun) -> tuple[httpx.Client, dict[str, Foreign]]:
-    port = urlsplit(run.served.url).port
-    assert port is not None, f"the server under check has no port: {run.served.url}"
+    url = urlsplit(run.served.url)
+    assert url.port is not None, f"the server under check has no port: {run.served.url}"
     client = httpx.Client(base_url=run.served.url, timeout=REQUEST_TIMEOUT_SECONDS)
-    return client, foreign_ways(port)
+    return client, foreign_ways(url.port, url.netloc)
 
 
 def _write(run: DeclaredRun) -> tuple[ApiRequest, dict[str, Any]]:

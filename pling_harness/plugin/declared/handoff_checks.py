@@ -1,11 +1,13 @@
 """Generated checks of a handoff: no approval stacked on it and its guidance, its steps moving
 on only when the human does them, cancel, the timeout at its declared `timeout_ms`, Done
 without the effect, and the human's steps giving success only once the page shows what the
-server did, as a receipt, nothing written into a target."""
+server did, as a receipt. After every outcome (cancel, timeout, Done too early, success) no
+script wrote into a target and each field holds exactly what the human typed."""
 
 from __future__ import annotations
 
 import contextlib
+from collections.abc import Sequence
 from typing import Any
 
 from playwright.sync_api import Route, expect
@@ -30,6 +32,42 @@ def _handoff(run: DeclaredRun) -> HandoffRow:
 def _start(run: DeclaredRun) -> None:
     run.ask()
     expect(run.dock.handoff_for(run.action)).to_be_visible()
+
+
+def _type_fields(run: DeclaredRun, steps: Sequence[HandoffStep]) -> dict[str, str]:
+    """The human types each of `steps`' fields (clicking nothing else), as they may before
+    ending a handoff; what they typed, by target."""
+    typed: dict[str, str] = {}
+    for step in steps:
+        if step.fill is not None and step.value is not None:
+            _do(run, step)
+            typed[step.fill] = run.step_value(step.value)
+    return typed
+
+
+def _targets_hold_what_was_typed(run: DeclaredRun, typed: dict[str, str], outcome: str
+                                 ) -> None:
+    """After `outcome`: no script wrote into a handoff target since the page was ready, and
+    each field the human fills holds exactly what they typed ("" if nothing): a page that
+    empties or rewrites one (a wrong code cleared, say), even a way the probe does not see
+    (a form's reset, a new element), wrote what the person cannot tell from their own."""
+    guarantee = "handoff-never-writes-target"
+    try:
+        guarantees.no_writes_into_targets(run.timeline)
+    except GuaranteeViolation as violation:
+        raise GuaranteeViolation(guarantee, f"after {outcome}: {violation.problem}",
+                                 run.timeline) from None
+    handoff = run.row.handoff  # none for a testbed's handoff: its targets are the testbed's
+    for step in handoff.steps if handoff is not None else ():
+        if step.fill is None:
+            continue
+        field = run.dock.target(step.fill)
+        try:
+            expect(field).to_have_value(typed.get(step.fill, ""), timeout=SHOWN_TIMEOUT_MS)
+        except AssertionError:
+            raise GuaranteeViolation(guarantee, f"after {outcome}, {step.fill} holds "
+                                     f"{field.input_value()!r}; the human typed "
+                                     f"{typed.get(step.fill, '')!r}", run.timeline) from None
 
 
 def _do(run: DeclaredRun, step: HandoffStep) -> None:
@@ -117,11 +155,15 @@ def handoff_steps_advance(run: DeclaredRun) -> None:
 
 
 def handoff_cancel(run: DeclaredRun) -> None:
+    """Cancel once the human has typed every field before the last step: HANDOFF_CANCELLED,
+    and the fields keep what they typed."""
     run.open()
     _start(run)
     before = run.timeline.mark()
+    typed = _type_fields(run, _handoff(run).steps[:-1])
     run.dock.handoff_cancel()
     _not_completed(run, "HANDOFF_CANCELLED", before, "handoff-cancel")
+    _targets_hold_what_was_typed(run, typed, "Cancel")
 
 
 def handoff_timeout(run: DeclaredRun) -> None:
@@ -145,20 +187,25 @@ def handoff_timeout(run: DeclaredRun) -> None:
     run.dock.wait_until_handoff_ends()
     _not_completed(run, "HANDOFF_TIMEOUT", before, guarantee)
     guarantees.highlights_removed(run.timeline)
+    _targets_hold_what_was_typed(run, {}, "the timeout")
 
 
 def handoff_done_requires_expect(run: DeclaredRun) -> None:
     """Done before the effect, at once and after every step but the last: HANDOFF_FAILED."""
     steps = _handoff(run).steps
     run.open()
+    typed: dict[str, str] = {}
     for done_after in sorted({0, len(steps) - 1}):
         _start(run)
         before = run.timeline.mark()
         for step in steps[:done_after]:
             _do(run, step)
+            if step.fill is not None and step.value is not None:
+                typed[step.fill] = run.step_value(step.value)
         run.dock.handoff_done()
         _not_completed(run, "HANDOFF_FAILED", before, "handoff-done-requires-expect")
         guarantees.highlights_removed(run.timeline)  # every one shown since the page was ready
+        _targets_hold_what_was_typed(run, typed, f"Done after {done_after} step(s)")
 
 
 def success_only_after_published(run: DeclaredRun) -> None:
@@ -196,7 +243,9 @@ def success_only_after_published(run: DeclaredRun) -> None:
     guarantees.success_only_after_published(run.timeline, action=run.action, since=before,
                                             rule=handoff.rule())
     _receipt(run)
-    guarantees.no_writes_into_targets(run.timeline)
+    _targets_hold_what_was_typed(run, {s.fill: run.step_value(s.value) for s in handoff.steps
+                                       if s.fill is not None and s.value is not None},
+                                 "success")
     run.expect_effect(start, {}, guarantee="success-only-after-published")
 
 

@@ -79,9 +79,10 @@ def _handoff_checks(row: ActionRow) -> list[tuple[str, tuple[str, ...]]]:
     return [
         ("handoff-no-stacking", ("handoff-no-stacking", "handoff-guidance")),
         *advance,
-        ("handoff-cancel", ("handoff-cancel", "no-silent-retry")),
-        ("handoff-timeout", ("handoff-timeout",)),
-        ("handoff-done-requires-expect", ("handoff-done-requires-expect", "handoff-guidance")),
+        ("handoff-cancel", ("handoff-cancel", "no-silent-retry", "handoff-never-writes-target")),
+        ("handoff-timeout", ("handoff-timeout", "handoff-never-writes-target")),
+        ("handoff-done-requires-expect", ("handoff-done-requires-expect", "handoff-guidance",
+                                          "handoff-never-writes-target")),
         ("success-only-after-published", ("success-only-after-published", "handoff-receipt",
                                           "handoff-never-writes-target")),
         *HIGHLIGHT_CHECKS,  # each step's highlight however the page moves

@@ -21,10 +21,10 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
-from playwright.sync_api import expect
+from playwright.sync_api import Page, expect
 from testbed_actions import (
     GO_AHEAD,
     GO_AHEAD_PATTERN,
@@ -43,6 +43,9 @@ from pling_harness import (
     guarantees,
     tool_call,
 )
+
+if TYPE_CHECKING:  # the checks' conftest.py; pytest imports it, tests only name its types
+    from conftest import Workspace
 
 GUARANTEE = "rejected-before-prompt"
 SAVE, ARCHIVE = "save_workspace_name", "archive_workspace"
@@ -342,3 +345,24 @@ def test_handoff_arguments_never_prefill_the_target(
     dock.wait_until_handoff_ends()
     guarantees.model_received(timeline, action="enter_pin", code="OK")
     guarantees.no_writes_into_targets(timeline)
+
+
+@pytest.mark.guarantee("handoff-never-writes-target")
+def test_a_wrong_code_stays_in_the_field_as_typed(
+    tutorial_page: Page, dock: Dock, timeline: Timeline, workspace: Workspace, words: Words,
+    say: Say,
+) -> None:
+    """Nothing but the person writes into a handoff target (issue 39): after a wrong code
+    the field holds what they typed; a page that empties it "to help" wrote what the person
+    cannot tell from the agent's writing. (Done, cancel, the timeout and success: the
+    generated handoff checks.)"""
+    wrong = "111111"  # another code (the right one: workspace_state.PUBLISH_CODE)
+    dock.ask(say("publish"))
+    expect(dock.handoff_for("publish_changes")).to_be_visible()
+
+    workspace.publish(wrong)
+    expect(workspace.message).to_have_text(words.copy["message.wrong_code"])
+
+    guarantees.no_writes_into_targets(timeline)
+    expect(workspace.code_field).to_have_value(wrong)
+    expect(dock.handoff).to_be_visible()  # still the person's to finish
