@@ -15,6 +15,7 @@ from pling_harness.plugin.gallery import Gallery
 from pling_harness.plugin.html_report import GALLERY_DIR_NAME
 from pling_harness.plugin.options import pling_root
 from pling_harness.plugin.report_writer import REPORT_PLUGIN_NAME, ReportWriter, clear_html_report
+from pling_harness.plugin.retry import RETRY_OPTION
 from pling_harness.plugin.stash_keys import GALLERY_KEY
 from pling_harness.plugin.tutorial_choice import run_tutorial
 
@@ -81,12 +82,14 @@ def pytest_configure(config: pytest.Config) -> None:
 
 def _prepare_html_report(config: pytest.Config, option: str) -> str:
     """Make --pling-html absolute (pytest-xdist workers get the controller's options),
-    clear the last run's report there, and keep traces of failures unless the user chose."""
+    clear the last run's report there, and trace failures unless the user chose: each
+    failing check is run again once, traced (plugin/retry.py), so the others keep the warm
+    page. A user's own --tracing is kept as given, and nothing is run twice."""
     folder = (config.invocation_params.dir / option).resolve()
     config.option.pling_html = str(folder)
     clear_html_report(folder)
     if not _given(config, "--tracing"):
-        config.option.tracing = "retain-on-failure"
+        setattr(config.option, RETRY_OPTION, True)
     if not _given(config, "--output"):
         config.option.output = str(folder / TRACES_DIR_NAME)
     return str(folder)

@@ -1,0 +1,163 @@
+"""The HTML report's retry (pling_harness/plugin/retry.py): a failing check is run again once,
+and a check that passes only then is flaky, a failure of the run (exit code, JSON, JUnit),
+never a pass; a passing check runs once. Small suites run by pytester in this process
+(pytest-playwright left out: its soft-assertion scope is one per process; the browser side,
+traces and the warm page, is tests/test_report_retry.py)."""
+
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+
+from pling_harness.plugin.report import SuiteReport, TestRecord
+from pling_harness.plugin.retry import FLAKY_PROPERTY
+
+pytest_plugins = ["pytester"]
+
+# Each check counts its runs in a file of its own, and fails on the runs it is told to.
+SUITE = """
+from pathlib import Path
+
+import pytest
+
+def run_number(name):
+    counter = Path(name + ".runs")
+    runs = int(counter.read_text()) + 1 if counter.exists() else 1
+    counter.write_text(str(runs))
+    return runs
+
+@pytest.mark.guarantee("denial-respected")
+def test_passes():
+    run_number("passes")
+
+@pytest.mark.guarantee("denial-respected")
+def test_always_fails():
+    run = run_number("always_fails")
+    assert False, f"broken on run {run}"
+
+@pytest.mark.guarantee("policy-table")
+def test_fails_once():
+    run = run_number("fails_once")
+    assert run > 1, f"broken on run {run}"
+
+@pytest.fixture
+def setup_breaks_once():
+    run = run_number("setup_breaks_once")
+    if run == 1:
+        raise RuntimeError("setup broke on run 1")
+
+def test_setup_breaks_once(setup_breaks_once):
+    pass
+
+@pytest.mark.skip(reason="not here")
+def test_skipped():
+    run_number("skipped")
+"""
+
+
+def run(pytester: pytest.Pytester, *args: str
+        ) -> tuple[pytest.RunResult, dict[str, TestRecord]]:
+    pytester.makepyfile(test_suite=SUITE)
+    report = pytester.path / "out" / "report.json"
+    result = pytester.runpytest("--pling-report", str(report), "-p", "no:playwright",
+                                "-p", "no:cacheprovider", *args)
+    records = {t.nodeid.split("::", 1)[1]: t for t in SuiteReport.read(report).tests}
+    return result, records
+
+
+def runs(pytester: pytest.Pytester, name: str) -> int:
+    counter = pytester.path / f"{name}.runs"
+    return int(counter.read_text()) if counter.exists() else 0
+
+
+def html(pytester: pytest.Pytester) -> str:
+    return str(pytester.path / "html")
+
+
+def test_with_the_html_report_a_failing_check_runs_twice_and_a_passing_one_once(
+    pytester: pytest.Pytester
+) -> None:
+    run(pytester, "--pling-html", html(pytester))
+
+    assert {name: runs(pytester, name) for name in (
+        "passes", "always_fails", "fails_once", "setup_breaks_once", "skipped")} == {
+        "passes": 1, "always_fails": 2, "fails_once": 2, "setup_breaks_once": 2,
+        "skipped": 0}
+
+
+def test_a_check_passing_only_when_run_again_is_flaky_and_fails_the_run(
+    pytester: pytest.Pytester
+) -> None:
+    result, records = run(pytester, "--pling-html", html(pytester))
+
+    assert {name: r.outcome for name, r in records.items()} == {
+        "test_passes": "passed", "test_always_fails": "failed", "test_fails_once": "flaky",
+        "test_setup_breaks_once": "flaky", "test_skipped": "skipped"}
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    # pytest counts each check once: the first runs are never logged.
+    result.assert_outcomes(passed=1, failed=3, skipped=1)
+    result.stdout.fnmatch_lines(["FLAKY *test_fails_once - flaky: failed on the first run*"])
+
+
+def test_only_flaky_checks_still_fail_the_run(pytester: pytest.Pytester) -> None:
+    result, records = run(pytester, "--pling-html", html(pytester), "-k", "fails_once")
+
+    assert [r.outcome for r in records.values()] == ["flaky"]
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+
+
+def test_each_retried_check_keeps_its_first_runs_failure(pytester: pytest.Pytester) -> None:
+    _, records = run(pytester, "--pling-html", html(pytester))
+
+    always = records["test_always_fails"]
+    assert always.failure == "AssertionError: broken on run 2"
+    assert always.first_try is not None
+    assert always.first_try.outcome == "failed"
+    assert always.first_try.failure == "AssertionError: broken on run 1"
+    assert always.first_try.details is not None and "def test_always_fails" in \
+        always.first_try.details
+    flaky = records["test_fails_once"]
+    assert flaky.first_try is not None and flaky.first_try.failure == \
+        "AssertionError: broken on run 1"
+    assert flaky.failure is not None and flaky.failure.startswith("flaky: ")
+    setup = records["test_setup_breaks_once"].first_try
+    assert setup is not None and setup.outcome == "error"
+    assert setup.failure == "RuntimeError: setup broke on run 1"
+    assert records["test_passes"].first_try is None
+
+
+def test_junit_reports_a_flaky_check_once_as_a_failure_naming_its_first_failure(
+    pytester: pytest.Pytester
+) -> None:
+    junit = pytester.path / "junit.xml"
+    run(pytester, "--pling-html", html(pytester), f"--junitxml={junit}")
+
+    cases = {case.get("name"): case for case in ET.parse(junit).getroot().iter("testcase")}
+    assert sorted(cases) == ["test_always_fails", "test_fails_once", "test_passes",
+                             "test_setup_breaks_once", "test_skipped"]
+    flaky = cases["test_fails_once"]
+    failure = flaky.find("failure")
+    assert failure is not None and "flaky" in (failure.get("message") or "")
+    properties = {p.get("name"): p.get("value") for p in flaky.iter("property")}
+    assert properties[FLAKY_PROPERTY] == "AssertionError: broken on run 1"
+    assert cases["test_passes"].find("failure") is None
+
+
+def test_without_the_html_report_nothing_runs_twice(pytester: pytest.Pytester) -> None:
+    result, records = run(pytester)
+
+    assert runs(pytester, "always_fails") == runs(pytester, "fails_once") == 1
+    assert records["test_fails_once"].outcome == "failed"
+    assert records["test_fails_once"].first_try is None
+    result.assert_outcomes(passed=1, failed=2, errors=1, skipped=1)
+
+
+def test_the_report_file_has_the_flaky_outcome(pytester: pytest.Pytester) -> None:
+    run(pytester, "--pling-html", html(pytester))
+
+    suite = SuiteReport.read(Path(html(pytester)) / "report.json")
+    assert {t.nodeid.split("::", 1)[1]: t.outcome for t in suite.tests}["test_fails_once"] == \
+        "flaky"
+    assert suite.guarantee_outcomes()[("policy-table", "-")] == "flaky"
