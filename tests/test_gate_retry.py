@@ -134,7 +134,7 @@ def test_junit_reports_a_flaky_check_once_as_a_failure_naming_its_first_failure(
     junit = pytester.path / "junit.xml"
     run(pytester, "--pling-html", html(pytester), f"--junitxml={junit}")
 
-    cases = {case.get("name"): case for case in ET.parse(junit).getroot().iter("testcase")}
+    cases = {case.get("name", ""): case for case in ET.parse(junit).getroot().iter("testcase")}
     assert sorted(cases) == ["test_always_fails", "test_fails_once", "test_passes",
                              "test_setup_breaks_once", "test_skipped"]
     flaky = cases["test_fails_once"]
