@@ -11,8 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from pling_harness.plugin.report import SuiteReport, TestRecord
-from pling_harness.plugin.retry import FLAKY_PROPERTY
+from pling_harness.plugin.report import GalleryCapture, ReportExtras, SuiteReport, TestRecord
+from pling_harness.plugin.report_writer import attach_extras
+from pling_harness.plugin.retry import FLAKY_PROPERTY, gallery_of
 
 pytest_plugins = ["pytester"]
 
@@ -114,7 +115,7 @@ def test_each_retried_check_keeps_its_first_runs_failure(pytester: pytest.Pytest
     always = records["test_always_fails"]
     assert always.failure == "AssertionError: broken on run 2"
     assert always.first_try is not None
-    assert always.first_try.outcome == "failed"
+    assert always.first_try.outcome == "failed" and always.first_try.duration > 0
     assert always.first_try.failure == "AssertionError: broken on run 1"
     assert always.first_try.details is not None and "def test_always_fails" in \
         always.first_try.details
@@ -161,3 +162,85 @@ def test_the_report_file_has_the_flaky_outcome(pytester: pytest.Pytester) -> Non
     assert {t.nodeid.split("::", 1)[1]: t.outcome for t in suite.tests}["test_fails_once"] == \
         "flaky"
     assert suite.guarantee_outcomes()[("policy-table", "-")] == "flaky"
+
+
+# pytest-playwright's option, declared here as it does (it is left out of these runs).
+TRACING_OPTION = """
+def pytest_addoption(parser):
+    parser.addoption("--tracing", default="off")
+"""
+# Each run of a check writes what it was run with: the tracing, pytest-playwright's
+# execution count and the retry's flag (which the `context` fixture reads).
+RUN_CONDITIONS = """
+from pathlib import Path
+
+import pytest
+from pling_harness.plugin.stash_keys import RETRYING_KEY
+
+def write_conditions(request, name):
+    seen = (request.config.getoption("--tracing"),
+            getattr(request.node, "execution_count", 1),
+            request.config.stash.get(RETRYING_KEY, False))
+    with Path(name + ".conditions").open("a") as log:
+        log.write(repr(seen) + "\\n")
+
+def test_a_fails(request):
+    write_conditions(request, "a")
+    assert False
+
+def test_b_passes(request):
+    write_conditions(request, "b")
+"""
+
+
+def conditions(pytester: pytest.Pytester, name: str) -> list[str]:
+    return (pytester.path / f"{name}.conditions").read_text().splitlines()
+
+
+def test_the_retry_alone_is_traced_and_counted_as_the_second_run(
+    pytester: pytest.Pytester
+) -> None:
+    pytester.makeconftest(TRACING_OPTION)
+    pytester.makepyfile(test_conditions=RUN_CONDITIONS)
+
+    pytester.runpytest("-p", "no:playwright", "-p", "no:cacheprovider",
+                       "--pling-html", html(pytester))
+
+    assert conditions(pytester, "a") == ["('off', 1, False)", "('on', 2, True)"]
+    # Everything is put back for the next check.
+    assert conditions(pytester, "b") == ["('off', 1, False)"]
+
+
+@pytest.mark.parametrize("stop", ["shouldstop", "shouldfail"])
+def test_a_run_that_is_stopping_runs_no_check_again(pytester: pytest.Pytester,
+                                                     stop: str) -> None:
+    pytester.makepyfile(test_stops=f"""
+        from pathlib import Path
+
+        def test_stops_the_run(request):
+            counter = Path("stops.runs")
+            counter.write_text(counter.read_text() + "x" if counter.exists() else "x")
+            request.session.{stop} = "stopping"
+            assert False
+    """)
+
+    pytester.runpytest("-p", "no:playwright", "-p", "no:cacheprovider",
+                       "--pling-html", html(pytester))
+
+    assert runs_text(pytester, "stops") == "x"
+
+
+def runs_text(pytester: pytest.Pytester, name: str) -> str:
+    return (pytester.path / f"{name}.runs").read_text()
+
+
+def test_the_first_runs_pictures_are_kept_in_order() -> None:
+    pictures = [GalleryCapture(state=state, title=state, locale="en", image=f"{state}.png",
+                               nodeid="t") for state in ("approval-ask", "handoff-step-1")]
+    reports = []
+    for when, capture, note in (("setup", pictures[0], "one"), ("call", pictures[1], "two")):
+        report = pytest.TestReport("t", ("t.py", 0, "t"), {}, "passed", None, when)
+        attach_extras(report, ReportExtras(gallery=[capture], gallery_notes=[note]))
+        reports.append(report)
+
+    assert gallery_of(reports) == ReportExtras(gallery=pictures, gallery_notes=["one", "two"])
