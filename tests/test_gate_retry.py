@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import xml.etree.ElementTree as ET
 from pathlib import Path
+from typing import Literal
 
 import pytest
 
@@ -238,7 +239,9 @@ def test_the_first_runs_pictures_are_kept_in_order() -> None:
     pictures = [GalleryCapture(state=state, title=state, locale="en", image=f"{state}.png",
                                nodeid="t") for state in ("approval-ask", "handoff-step-1")]
     reports = []
-    for when, capture, note in (("setup", pictures[0], "one"), ("call", pictures[1], "two")):
+    phases: list[tuple[Literal["setup", "call"], GalleryCapture, str]] = [
+        ("setup", pictures[0], "one"), ("call", pictures[1], "two")]
+    for when, capture, note in phases:
         report = pytest.TestReport("t", ("t.py", 0, "t"), {}, "passed", None, when)
         attach_extras(report, ReportExtras(gallery=[capture], gallery_notes=[note]))
         reports.append(report)
