@@ -247,3 +247,17 @@ def test_the_first_runs_pictures_are_kept_in_order() -> None:
         reports.append(report)
 
     assert gallery_of(reports) == ReportExtras(gallery=pictures, gallery_notes=["one", "two"])
+
+
+def test_under_xdist_each_worker_retries_its_failing_checks(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(test_suite=SUITE)
+    report = pytester.path / "out" / "report.json"
+
+    result = pytester.runpytest_subprocess(
+        "-n", "2", "--pling-report", str(report), "--pling-html", html(pytester),
+        "-p", "no:playwright", "-p", "no:cacheprovider")
+
+    assert runs(pytester, "fails_once") == 2 and runs(pytester, "passes") == 1
+    outcomes = {t.nodeid.split("::", 1)[1]: t.outcome for t in SuiteReport.read(report).tests}
+    assert outcomes["test_fails_once"] == "flaky"
+    assert result.ret == pytest.ExitCode.TESTS_FAILED

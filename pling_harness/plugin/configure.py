@@ -64,6 +64,10 @@ def pytest_configure(config: pytest.Config) -> None:
     external.configure(config)  # --base-url: a page served elsewhere (plugin/external.py)
     is_worker = hasattr(config, "workerinput")
     html = config.getoption("--pling-html")
+    if html and not _given(config, "--tracing"):
+        # Failures are traced by running them again (plugin/retry.py); decided here on
+        # pytest-xdist's workers too, which parse the same command line.
+        setattr(config.option, RETRY_OPTION, True)
     if html and not is_worker:
         html = _prepare_html_report(config, html)
     html_folder = Path(html) if html else None
@@ -82,14 +86,10 @@ def pytest_configure(config: pytest.Config) -> None:
 
 def _prepare_html_report(config: pytest.Config, option: str) -> str:
     """Make --pling-html absolute (pytest-xdist workers get the controller's options),
-    clear the last run's report there, and trace failures unless the user chose: each
-    failing check is run again once, traced (plugin/retry.py), so the others keep the warm
-    page. A user's own --tracing is kept as given, and nothing is run twice."""
+    clear the last run's report there, and keep traces there unless the user chose."""
     folder = (config.invocation_params.dir / option).resolve()
     config.option.pling_html = str(folder)
     clear_html_report(folder)
-    if not _given(config, "--tracing"):
-        setattr(config.option, RETRY_OPTION, True)
     if not _given(config, "--output"):
         config.option.output = str(folder / TRACES_DIR_NAME)
     return str(folder)

@@ -32,7 +32,7 @@ from pling_harness.plugin.report_writer import (
 )
 from pling_harness.plugin.stash_keys import RETRYING_KEY
 
-# Set on config.option by the HTML report (pytest-xdist hands config.option to its workers).
+# Set on config.option with the HTML report, unless --tracing is given (plugin/configure.py).
 RETRY_OPTION = "pling_trace_retry"
 # A JUnit property of a flaky check: its first run's failure.
 FLAKY_PROPERTY = "pling_flaky"
