@@ -261,3 +261,26 @@ def test_under_xdist_each_worker_retries_its_failing_checks(pytester: pytest.Pyt
     outcomes = {t.nodeid.split("::", 1)[1]: t.outcome for t in SuiteReport.read(report).tests}
     assert outcomes["test_fails_once"] == "flaky"
     assert result.ret == pytest.ExitCode.TESTS_FAILED
+
+
+# Another plugin's run protocol (registered after ours, as a conftest is), which runs each
+# check once the plain way: the retry must still come first.
+PLAIN_PROTOCOL = """
+from _pytest.runner import runtestprotocol
+
+def pytest_runtest_protocol(item, nextitem):
+    item.ihook.pytest_runtest_logstart(nodeid=item.nodeid, location=item.location)
+    runtestprotocol(item, nextitem=nextitem)
+    item.ihook.pytest_runtest_logfinish(nodeid=item.nodeid, location=item.location)
+    return True
+"""
+
+
+def test_the_retry_runs_ahead_of_another_plugins_run_protocol(
+    pytester: pytest.Pytester
+) -> None:
+    pytester.makeconftest(PLAIN_PROTOCOL)
+
+    run(pytester, "--pling-html", html(pytester), "-k", "fails_once")
+
+    assert runs(pytester, "fails_once") == 2
