@@ -120,6 +120,8 @@ def test_each_retried_check_keeps_its_first_runs_failure(pytester: pytest.Pytest
     assert always.first_try.failure == "AssertionError: broken on run 1"
     assert always.first_try.details is not None and "def test_always_fails" in \
         always.first_try.details
+    # The whole message, not only its first line.
+    assert always.first_try.message == "AssertionError: broken on run 1\nassert False"
     flaky = records["test_fails_once"]
     assert flaky.first_try is not None and flaky.first_try.failure == \
         "AssertionError: broken on run 1"
@@ -284,3 +286,58 @@ def test_the_retry_runs_ahead_of_another_plugins_run_protocol(
     run(pytester, "--pling-html", html(pytester), "-k", "fails_once")
 
     assert runs(pytester, "fails_once") == 2
+
+
+FIRST_RUN_BREAKS_THEN_SKIPS = """
+from pathlib import Path
+
+import pytest
+
+@pytest.fixture
+def first_run():
+    counter = Path("twice.runs")
+    first = not counter.exists()
+    counter.write_text("ran")
+    return first
+
+@pytest.fixture
+def teardown_breaks_on_run_1(first_run):
+    yield
+    if first_run:
+        raise RuntimeError("teardown broke on run 1")
+
+@pytest.fixture
+def breaks_twice_on_run_1(teardown_breaks_on_run_1, first_run):
+    if first_run:
+        raise RuntimeError("setup broke on run 1")
+
+@pytest.fixture
+def first_run_breaks():
+    counter = Path("skip.runs")
+    if not counter.exists():
+        counter.write_text("ran")
+        raise RuntimeError("broke on run 1")
+    pytest.skip("not on this page")
+
+def test_setup_and_teardown_break_once(breaks_twice_on_run_1):
+    pass
+
+def test_breaks_then_skips(first_run_breaks):
+    pass
+"""
+
+
+def test_a_first_run_is_told_by_its_first_failure_and_a_skipped_retry_is_no_pass(
+    pytester: pytest.Pytester
+) -> None:
+    pytester.makepyfile(test_suite=FIRST_RUN_BREAKS_THEN_SKIPS)
+    report = pytester.path / "out" / "report.json"
+
+    result = pytester.runpytest("--pling-report", str(report), "--pling-html", html(pytester),
+                                "-p", "no:playwright", "-p", "no:cacheprovider")
+
+    records = {t.nodeid.split("::", 1)[1]: t for t in SuiteReport.read(report).tests}
+    first = records["test_setup_and_teardown_break_once"].first_try
+    assert first is not None and first.failure == "RuntimeError: setup broke on run 1"
+    assert records["test_breaks_then_skips"].outcome == "flaky"
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
