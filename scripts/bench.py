@@ -6,6 +6,9 @@
     .venv/bin/python scripts/bench.py --shards 4     # the suite serial, then its 4 shards
     .venv/bin/python scripts/bench.py --shards 4 -k confirmation   # a quick look on a subset
     .venv/bin/python scripts/bench.py --rounds 12    # more rounds, steadier medians
+    .venv/bin/python scripts/bench.py --report-cost --locale en -k test_confirmation
+                                                     # the checks with --report DIR and
+                                                     # without, alternating, and the ratio
     .venv/bin/python scripts/bench.py --root /tmp/old --suite   # an older checkout, the same way
 
 Checks and bare tests run side by side in one pytest session, in alternating blocks, so both
@@ -325,6 +328,23 @@ def bench_shards(root: Path, count: int, select: list[str]) -> None:
     print(f"after: {load()}")
 
 
+def bench_report_cost(root: Path, rounds: int, select: list[str]) -> None:
+    """The same checks without and with the HTML report (`check r-15` and `check r-15
+    --report DIR` pass the child pytest the same options but `--pling-html DIR`), in
+    alternating runs so both pay the same load, and the ratio of the medians."""
+    print(f"{root}: before: {load()}")
+    plain: list[float] = []
+    reported: list[float] = []
+    with tempfile.TemporaryDirectory(prefix="pling-bench-report-") as scratch:
+        for round_ in range(1, rounds + 1):
+            plain.append(run_timed(root, f"r-15 checks, round {round_}", select))
+            reported.append(run_timed(root, f"r-15 checks --pling-html DIR, round {round_}",
+                                      [*select, "--pling-html", str(Path(scratch) / "report")]))
+    ratio = statistics.median(reported) / statistics.median(plain)
+    print(f"{'with the report / without (medians)':<52} {ratio:6.2f}     (goal: at most 1.1)")
+    print(f"after: {load()}")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--rounds", type=int, default=6,
@@ -337,8 +357,16 @@ def main() -> int:
     parser.add_argument("--shards", type=int, metavar="N",
                         help="time the r-15 suite serial, then its N shards one after another "
                         "(--pling-shard K/N), and print the ratios; nothing else runs")
+    parser.add_argument("--report-cost", action="store_true",
+                        help="time the r-15 checks without and with the HTML report "
+                        "(--pling-html DIR, what `check --report DIR` adds), alternating "
+                        "--rounds times (default here 2), and print the ratio; nothing else runs")
     parser.add_argument("-k", dest="select", metavar="EXPR",
-                        help="with --shards: only the checks pytest's -k EXPR selects")
+                        help="with --shards or --report-cost: only the checks pytest's -k "
+                        "EXPR selects")
+    parser.add_argument("--locale", metavar="LOCALE",
+                        help="with --shards or --report-cost: only this locale's checks "
+                        "(--pling-locale)")
     parser.add_argument("--no-by-hand", action="store_true",
                         help="leave out the hand-written test of a check's steps")
     parser.add_argument("--root", type=Path, default=PROJECT_ROOT,
@@ -346,10 +374,16 @@ def main() -> int:
                         "`git worktree` of an older commit, for a before/after figure)")
     args = parser.parse_args()
     root = args.root.resolve()
+    select = [*(["-k", args.select] if args.select else []),
+              *(["--pling-locale", args.locale] if args.locale else [])]
+    if args.report_cost:
+        rounds = args.rounds if "--rounds" in sys.argv else 2
+        bench_report_cost(root, rounds, select)
+        return 0
     if args.shards is not None:
         if args.shards < 1:
             parser.error(f"--shards must be >= 1, not {args.shards}")
-        bench_shards(root, args.shards, ["-k", args.select] if args.select else [])
+        bench_shards(root, args.shards, select)
         return 0
     bench_ratio(root, args.rounds, fresh_too=args.fresh, by_hand=not args.no_by_hand)
     if args.suite:

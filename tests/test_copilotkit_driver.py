@@ -56,7 +56,7 @@ NOT_APPLICABLE = {
     "notices-mean-their-codes": "copilotkit: loop_caps.stop_told:",
     "always_allow_answer_nothing": "copilotkit: approval.always:",
 }
-# CopilotKit's break (fixtures/found/copilotkit-unknown-tool-kills-thread/), told as its user sees it.
+# CopilotKit's break (fixtures/found/copilotkit-unknown-tool-kills-thread/), as its user sees it.
 UNKNOWN_TOOL_SEEN = ("the user was not told: no notice or error reports UNKNOWN_ACTION",
                      "no answer", "the next message also gets no answer")
 

@@ -83,7 +83,7 @@ def test_merge_of_shards_that_ran_everything_once_passes_in_suite_order() -> Non
     assert merged.report.interrupted is None
 
 
-@pytest.mark.parametrize("outcome", ["failed", "error"])
+@pytest.mark.parametrize("outcome", ["failed", "error", "flaky"])
 def test_merge_with_a_failed_or_broken_check_fails_without_a_problem_of_its_own(
     outcome: Outcome
 ) -> None:

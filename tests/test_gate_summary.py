@@ -14,7 +14,8 @@ from pling_harness.plugin.html_report import guarantee_names, summary_line
 from pling_harness.plugin.report import Outcome, SuiteReport, TestRecord
 
 # From the outcome that proves most to the one that proves least.
-BETTER_TO_WORSE: list[Outcome] = ["n/a", "passed", "skipped", "not run", "failed", "error"]
+BETTER_TO_WORSE: list[Outcome] = ["n/a", "passed", "skipped", "not run", "flaky", "failed",
+                                   "error"]
 
 
 def checked(nodeid: str, outcome: Outcome, locale: str | None = "zh", *guarantees: str,
@@ -84,16 +85,17 @@ def test_summary_labels_every_outcome_and_widens_its_columns_to_the_longest() ->
 
     lines = render_summary(SuiteReport(tests=tests), ["zh"]).splitlines()
 
-    assert lines[:7] == [
+    assert lines[:8] == [
         "guarantee  zh       ",
         "g-0        n/a      ",
         "g-1        pass     ",
         "g-2        skip     ",
         "g-3        not run  ",
-        "g-4        FAIL     ",
-        "g-5        ERROR    ",
+        "g-4        FLAKY    ",
+        "g-5        FAIL     ",
+        "g-6        ERROR    ",
     ]
-    assert lines[7] == "1/6 guarantees proven in zh; 1 n/a"
+    assert lines[8] == "1/7 guarantees proven in zh; 1 n/a"
 
 
 def test_summary_of_a_run_with_na_checks_counts_those_that_ran_and_why_the_others_did_not(
@@ -187,6 +189,16 @@ def test_html_summary_line_counts_outcomes_in_a_fixed_order_and_the_proven() -> 
 
     assert line == ("9 checks: 4 passed, 1 failed, 1 error, 1 skipped, 1 n/a, 1 not run. "
                     "2/5 guarantees proven in zh, en.")
+
+
+def test_a_flaky_check_proves_nothing_in_the_summary_nor_the_html_line() -> None:
+    report = SuiteReport(tests=[checked("a", "passed", "zh", "g"),
+                                checked("b", "flaky", "zh", "g"),
+                                checked("c", "passed", "zh", "h")])
+
+    assert render_summary(report, ["zh"]).splitlines()[-1] == "1/2 guarantees proven in zh"
+    assert summary_line(report, ["zh"]) == (
+        "3 checks: 2 passed, 1 flaky. 1/2 guarantees proven in zh.")
 
 
 def test_html_summary_line_of_an_empty_interrupted_run() -> None:

@@ -1,5 +1,6 @@
 """The HTML report (--pling-html): a failing check's entry, the guarantee table's links, text
-rendered as text, the tracing defaults it sets, and pytest-xdist runs."""
+rendered as text, the tracing defaults it sets, and pytest-xdist runs (the retry that traces a
+failure: tests/test_report_retry.py)."""
 
 from __future__ import annotations
 
@@ -140,7 +141,7 @@ def test_gallery_state_met_in_one_locale_says_the_other_is_missing(
         "not met in en by the checks that ran")
 
 
-def test_html_option_keeps_traces_of_failures_inside_the_report(
+def test_html_option_traces_no_first_run_and_keeps_traces_inside_the_report(
     pytester: pytest.Pytester, tmp_path: Path
 ) -> None:
     pytester.makepyfile(OPTIONS_PROBE)
@@ -148,7 +149,8 @@ def test_html_option_keeps_traces_of_failures_inside_the_report(
 
     result = pytester.runpytest_subprocess("-s", "--pling-html", str(folder))
 
-    result.stdout.fnmatch_lines(["*tracing=retain-on-failure", f"output={folder / 'traces'}"])
+    # Only a failing check's retry is traced (plugin/retry.py, tests/test_report_retry.py).
+    result.stdout.fnmatch_lines(["*tracing=off", f"output={folder / 'traces'}"])
     assert (folder / "index.html").is_file()
 
 

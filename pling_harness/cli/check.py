@@ -27,6 +27,7 @@ OUTCOME_LABEL: dict[Outcome, str] = {
     "skipped": "skip",
     "n/a": "n/a",
     "not run": "not run",
+    "flaky": "FLAKY",
 }
 # After passing a stop on to pytest, how long its teardown (browser closed, servers stopped,
 # reports written) may take before it is killed.

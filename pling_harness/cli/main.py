@@ -150,8 +150,9 @@ def add_check_command(subparsers: SubParsers) -> None:
     parser.add_argument(
         "--report", metavar="DIR",
         help="also write DIR/index.html: the guarantee table, every check (a failure with "
-        "its timeline and Playwright trace, kept in DIR/traces unless --output is given) and "
-        "a gallery of what the user sees, zh and en side by side")
+        "its timeline and Playwright trace, kept in DIR/traces unless --output is given: a "
+        "failing check is run again once, traced, and one that passes then is FLAKY, a "
+        "failure) and a gallery of what the user sees, zh and en side by side")
     parser.add_argument(
         "--shard", metavar="K/N", type=shard_spec,
         help="run only the K-th of N parts of the suite, balanced by the durations in the "

@@ -36,7 +36,7 @@ from pling_harness.plugin.report_writer import SUITE_FILE_NAME, clear_html_repor
 JUNIT_FILE_NAME = "junit.xml"
 TRACES_DIR_NAME = "traces"
 MERGE_SUITE_NAME = "pling-merge-reports"
-FAILING = ("failed", "error")
+FAILING = ("failed", "error", "flaky")
 UNRUN = ("skipped", "not run")
 """Outcomes that leave a guarantee unproven: skipped, or never reached by a stopped shard."""
 

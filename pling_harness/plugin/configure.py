@@ -15,6 +15,7 @@ from pling_harness.plugin.gallery import Gallery
 from pling_harness.plugin.html_report import GALLERY_DIR_NAME
 from pling_harness.plugin.options import chosen_root
 from pling_harness.plugin.report_writer import REPORT_PLUGIN_NAME, ReportWriter, clear_html_report
+from pling_harness.plugin.retry import RETRY_OPTION
 from pling_harness.plugin.stash_keys import GALLERY_KEY
 from pling_harness.plugin.tutorial_choice import run_choices
 
@@ -62,6 +63,10 @@ def pytest_configure(config: pytest.Config) -> None:
     external.configure(config)  # --base-url: a page served elsewhere (plugin/external.py)
     is_worker = hasattr(config, "workerinput")
     html = config.getoption("--pling-html")
+    if html and not _given(config, "--tracing"):
+        # Failures are traced by running them again (plugin/retry.py); decided here on
+        # pytest-xdist's workers too, which parse the same command line.
+        setattr(config.option, RETRY_OPTION, True)
     if html and not is_worker:
         html = _prepare_html_report(config, html)
     html_folder = Path(html) if html else None
@@ -81,12 +86,10 @@ def pytest_configure(config: pytest.Config) -> None:
 
 def _prepare_html_report(config: pytest.Config, option: str) -> str:
     """Make --pling-html absolute (pytest-xdist workers get the controller's options),
-    clear the last run's report there, and keep traces of failures unless the user chose."""
+    clear the last run's report there, and keep traces there unless the user chose."""
     folder = (config.invocation_params.dir / option).resolve()
     config.option.pling_html = str(folder)
     clear_html_report(folder)
-    if not _given(config, "--tracing"):
-        config.option.tracing = "retain-on-failure"
     if not _given(config, "--output"):
         config.option.output = str(folder / TRACES_DIR_NAME)
     return str(folder)

@@ -3,7 +3,8 @@
 `DIR/index.html` holds the guarantee × locale table (each cell links to its checks), the
 gallery (each state a user meets, zh and en side by side, images in `DIR/gallery/`), and
 every check with its outcome and duration; a failing one with its message, timeline and
-Playwright trace. No script at all and nothing from the network: the page is built with
+Playwright trace (and, for a check run again, traced, its first run's failure; plugin/retry.py).
+No script at all and nothing from the network: the page is built with
 ElementTree, so every text from a check or a model is escaped by construction.
 
 Why not pytest-html: its results table is drawn in the browser by its own script from a
@@ -23,16 +24,23 @@ from pathlib import Path
 
 from pling_harness.plugin.gallery import state_order
 from pling_harness.plugin.html_style import STYLE
-from pling_harness.plugin.report import GalleryCapture, Outcome, SuiteReport, TestRecord
+from pling_harness.plugin.report import (
+    FirstTry,
+    GalleryCapture,
+    Outcome,
+    SuiteReport,
+    TestRecord,
+)
 
 REPORT_FILE_NAME = "index.html"
 GALLERY_DIR_NAME = "gallery"
 NO_GUARANTEE = "(no guarantee)"
 OUTCOME_LABEL: dict[Outcome, str] = {
     "passed": "pass", "failed": "FAIL", "error": "ERROR", "skipped": "skip",
-    "n/a": "n/a", "not run": "not run"}
+    "n/a": "n/a", "not run": "not run", "flaky": "FLAKY"}
 OUTCOME_RANK: dict[Outcome, int] = {"n/a": -1, "passed": 0, "skipped": 1, "not run": 2,
-                                    "failed": 3, "error": 4}
+                                    "flaky": 3, "failed": 4, "error": 5}
+FAILING: tuple[Outcome, ...] = ("failed", "error", "flaky")
 _UNSAFE_ID = re.compile(r"[^A-Za-z0-9_-]+")
 
 
@@ -251,7 +259,7 @@ def _worst_first(tests: Iterable[TestRecord]) -> list[TestRecord]:
 
 
 def _check(parent: ET.Element, test: TestRecord, anchor: str | None, folder: Path) -> None:
-    failing = test.outcome in ("failed", "error")
+    failing = test.outcome in FAILING
     entry = ET.SubElement(parent, "details", {
         "class": f"check {outcome_class(test.outcome)}", "data-testid": "check",
         "data-nodeid": test.nodeid, "data-outcome": test.outcome})
@@ -287,6 +295,22 @@ def _check(parent: ET.Element, test: TestRecord, anchor: str | None, folder: Pat
         more = ET.SubElement(entry, "details")
         ET.SubElement(more, "summary").text = "Full pytest report"
         ET.SubElement(more, "pre").text = test.details
+    if test.first_try is not None:
+        _first_try(entry, test.first_try)
+
+
+def _first_try(entry: ET.Element, first: FirstTry) -> None:
+    """The first, untraced run's failure of a check run again, traced (plugin/retry.py)."""
+    ET.SubElement(entry, "h5").text = (
+        f"First run (untraced): {OUTCOME_LABEL[first.outcome]}, then run again with a trace")
+    ET.SubElement(entry, "pre", {"data-testid": "first-try-message"}).text = (
+        first.message or first.failure or "")
+    if first.timeline:
+        ET.SubElement(entry, "pre", {"data-testid": "first-try-timeline"}).text = first.timeline
+    if first.details:
+        more = ET.SubElement(entry, "details")
+        ET.SubElement(more, "summary").text = "Full pytest report of the first run"
+        ET.SubElement(more, "pre").text = first.details
 
 
 def _relative_href(path: Path, folder: Path) -> str:

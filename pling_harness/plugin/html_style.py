@@ -11,9 +11,11 @@ th, td { border: 1px solid #d0d7de; padding: 4px 10px; text-align: left; vertica
 .outcome-passed { background: #dafbe1; } .outcome-failed, .outcome-error { background: #ffebe9; }
 .outcome-skipped, .outcome-na { background: #f6f8fa; color: #57606a; }
 .outcome-not-run { background: #fff8c5; color: #57606a; }
+.outcome-flaky { background: #fff1e5; }
 .interrupted { background: #fff8c5; border: 1px solid #d4a72c; padding: 8px 12px;
        font-weight: 600; }
-td.outcome-failed a, td.outcome-error a, .badge-failed, .badge-error { color: #cf222e;
+td.outcome-failed a, td.outcome-error a, td.outcome-flaky a, .badge-failed, .badge-error,
+.badge-flaky { color: #cf222e;
        font-weight: 600; }
 .gallery { width: 100%; table-layout: fixed; } .gallery th:first-child { width: 200px; }
 .gallery img { width: 100%; border: 1px solid #d0d7de; display: block; }

@@ -63,8 +63,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "--pling-html", metavar="DIR", default=None,
         help="write DIR/index.html: the guarantee table, each check (a failure with its "
              "timeline and Playwright trace) and a gallery of the dock and page states in "
-             "each locale. Turns on --tracing=retain-on-failure and --output=DIR/traces "
-             "unless given",
+             "each locale. A failing check is run again once, traced (one that passes then "
+             "is flaky, a failure); --output=DIR/traces unless given. With --tracing given, "
+             "that tracing and no retry",
     )
     group.addoption(
         DRIVER_OPTION, metavar="NAME|FILE", default=None,

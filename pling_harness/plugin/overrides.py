@@ -24,6 +24,7 @@ from pling_harness.browser.chromium import (
 )
 from pling_harness.browser.chromium import find_chromium as default_find_chromium
 from pling_harness.browser.warm import WarmPage
+from pling_harness.plugin.stash_keys import RETRYING_KEY
 
 # A test that opens the tutorial or the testbed through one of these gets the warm page.
 WARM_PAGE_USERS = frozenset({"tutorial_page", "open_tutorial_page", "testbed_page", "testbed"})
@@ -84,8 +85,10 @@ def why_no_warm_page(config: pytest.Config, browser_name: str) -> str | None:
         return FRESH_PAGES_OPTION
     if browser_name != "chromium":
         return f"--browser {browser_name} (the warm page clears storage the Chromium way)"
+    # The traced retry of a failed check (plugin/retry.py) takes a fresh context of its own.
+    retrying = config.stash.get(RETRYING_KEY, False)
     for flag in ("--tracing", "--video", "--screenshot"):
-        if config.getoption(flag) != "off":
+        if config.getoption(flag) != "off" and not (flag == "--tracing" and retrying):
             return f"{flag} (pytest-playwright records it per context)"
     if config.getoption("--playwright-debug", default=None):
         return "--playwright-debug"
@@ -110,12 +113,14 @@ def pling_warm_page(pytestconfig: pytest.Config, browser: Browser, browser_name:
 def context(request: pytest.FixtureRequest,
             pling_warm_page: WarmPage | None) -> Iterator[BrowserContext]:
     """pytest-playwright's `context` (a new one per test); for a test that opens the
-    tutorial or the testbed through the plugin, the warm page's context, handed over clean
-    and cleaned again after the test (`pling_harness.browser.warm`). Either way the browser sends
+    tutorial or the testbed through the plugin (and is not a failed check's traced retry,
+    plugin/retry.py), the warm page's context, handed over clean and cleaned again after
+    the test (`pling_harness.browser.warm`). Either way the browser sends
     the seat of the test's fixture server with every request (`browser_headers`)."""
     headers = _seat_headers(request)
     warm = pling_warm_page
     if warm is None or not WARM_PAGE_USERS & set(request.fixturenames) or \
+            request.config.stash.get(RETRYING_KEY, False) or \
             request.node.get_closest_marker("browser_context_args") is not None:
         fresh: BrowserContext = request.getfixturevalue("new_context")()
         if headers:

@@ -33,7 +33,8 @@ its locales), --pling-choices FILE (all of these, the page and the driver as
 `pling-tutorial check` resolved them; the report header shows each choice and its source,
 see choices.py), --pling-report PATH (JSON: each test's locale, guarantees, outcome, failure),
 --pling-html DIR (an HTML report with the guarantee table, each failure's timeline and
-trace, and a gallery of what the user saw in each locale; see
+trace (a failing check is run again once, traced; one that passes then is flaky, a
+failure: `pling_harness/plugin/retry.py`), and a gallery of what the user saw in each locale; see
 `pling_harness/plugin/html_report.py`).
 The `guarantee(name)` marker names the promise a test proves, for the summary of
 `pling-tutorial check` and for the mutation report.
@@ -43,7 +44,8 @@ The `guarantee(name)` marker names the promise a test proves, for the summary of
 pytest_plugins = [
     "pling_harness.plugin.choices",  # before options, which imports it
     "pling_harness.plugin.options",
-    "pling_harness.plugin.driver",
+    "pling_harness.plugin.driver",  # before configure, which imports it
+    "pling_harness.plugin.retry",  # the same
     "pling_harness.plugin.configure",
     "pling_harness.plugin.collection",
     "pling_harness.plugin.guarantee_names",

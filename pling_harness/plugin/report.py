@@ -14,7 +14,9 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from pling_harness.project.run_choices import ShownChoice
 
-Outcome = Literal["passed", "failed", "error", "skipped", "n/a", "not run"]
+Outcome = Literal["passed", "failed", "error", "skipped", "n/a", "not run", "flaky"]
+# "flaky": with --pling-html a failing check is run again once, traced (plugin/retry.py);
+# one that passes only then is flaky, never a pass.
 # A check skipped with a reason `n/a (<who>: <why>)` could not be proven on this run: against
 # a page served elsewhere (`n/a (external: ...)`, `--base-url`) or with a dock driver that
 # cannot observe what it needs (`n/a (<driver>: <part>: <why>)`). Its outcome is "n/a",
@@ -35,6 +37,20 @@ def not_applicable_reason_of(text: str) -> str | None:
     return None
 # The locale of a check that has none (not parametrized by locale), in the summary's tables.
 NO_LOCALE = "-"
+
+
+class FirstTry(BaseModel):
+    """How a check's first, untraced run failed, when the HTML report ran it again, traced
+    (pling_harness/plugin/retry.py)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    outcome: Literal["failed", "error"]
+    failure: str | None = None
+    message: str | None = None
+    timeline: str | None = None
+    details: str | None = None
+    duration: float = 0.0
 
 
 class TestRecord(BaseModel):
@@ -65,6 +81,9 @@ class TestRecord(BaseModel):
     """pytest's full failure report (traceback and captured output), for people."""
     traces: tuple[str, ...] = ()
     """Absolute paths of the Playwright traces kept for this test (`--tracing`)."""
+    first_try: FirstTry | None = None
+    """The first run's failure of a check run again, traced (the outcome is the retry's:
+    "failed" or "error" when it failed again, "flaky" when it passed)."""
 
 
 class GalleryCapture(BaseModel):
@@ -177,7 +196,7 @@ class SuiteReport(BaseModel):
         """(guarantee, locale) → worst outcome over the tests that prove it; "n/a" only when
         none of them could run (checks that ran decide, the others are counted apart)."""
         rank: dict[Outcome, int] = {"n/a": 0, "passed": 1, "skipped": 2, "not run": 3,
-                                    "failed": 4, "error": 5}
+                                    "flaky": 4, "failed": 5, "error": 6}
         table: dict[tuple[str, str], Outcome] = {}
         for test in self.tests:
             for guarantee in test.guarantees:

@@ -6,7 +6,9 @@ so the controller of a pytest-xdist run, which never sees the items, still has t
 also show up as properties in --junitxml. A failure's message and timeline, and the gallery
 pictures a test took, ride on the report as the plain attribute `pling_extras` (a dict,
 which pytest-xdist carries to the controller like any report attribute). Playwright traces
-come from pytest-playwright's `playwright_trace` user property on the teardown report.
+come from pytest-playwright's `playwright_trace` user property on the teardown report. A
+check the HTML report ran again (plugin/retry.py) brings its first run's failure along, and
+is "flaky" when it passed only the second time.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from pling_harness.plugin.html_report import GALLERY_DIR_NAME, REPORT_FILE_NAME,
 from pling_harness.plugin.interrupt import interrupted_reason
 from pling_harness.plugin.report import (
     CollectionError,
+    FirstTry,
     GalleryCapture,
     Outcome,
     ReportExtras,
@@ -37,6 +40,11 @@ GUARANTEE_PROPERTY = "pling_guarantee"
 # pytest-playwright names each trace it keeps in the teardown report's user properties.
 TRACE_PROPERTY = "playwright_trace"
 EXTRAS_ATTRIBUTE = "pling_extras"
+# Set by plugin/retry.py on the reports of a check run again, traced: the first report
+# carries the first run's failure (a FirstTry, as a dict); a report that passed only then
+# is turned into a failure, marked flaky.
+FIRST_TRY_ATTRIBUTE = "pling_first_try"
+FLAKY_ATTRIBUTE = "pling_flaky"
 # The name the plugin registers its ReportWriter under.
 REPORT_PLUGIN_NAME = "pling-report"
 # Beside index.html: the report as JSON, what `pling-tutorial merge-reports` reads.
@@ -171,6 +179,9 @@ class ReportWriter:
                   if k == TRACE_PROPERTY]
         if traces:
             update["traces"] = record.traces + tuple(str(path) for path in traces)
+        first_try = getattr(report, FIRST_TRY_ATTRIBUTE, None)
+        if first_try is not None:
+            update["first_try"] = FirstTry.model_validate(first_try)
         self.records[report.nodeid] = record.model_copy(update=update)
         for capture in extras.gallery:
             # The first picture of each state per locale wins, whichever worker took it.
@@ -179,13 +190,14 @@ class ReportWriter:
 
     @staticmethod
     def _outcome(report: pytest.TestReport, record: TestRecord) -> tuple[Outcome, str | None]:
+        flaky = bool(getattr(report, FLAKY_ATTRIBUTE, False))
         if report.when == "setup":
             if report.failed:
-                return "error", first_line(report)
+                return ("flaky" if flaky else "error"), first_line(report)
             return ("skipped", None) if report.skipped else ("passed", None)
         if report.when == "call":
             if report.failed:
-                return "failed", first_line(report)
+                return ("flaky" if flaky else "failed"), first_line(report)
             return ("skipped", None) if report.skipped else ("passed", None)
         # teardown: only a failure here changes a passed test.
         if report.failed and record.outcome == "passed":

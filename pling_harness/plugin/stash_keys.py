@@ -1,5 +1,6 @@
 """What the pling plugin's fixtures keep for its hooks: a test's timeline (printed with its
-failure) and the session's gallery (pictures for the HTML report)."""
+failure), the session's gallery (pictures for the HTML report), and whether a failed
+check is being run again, traced (plugin/retry.py)."""
 
 from __future__ import annotations
 
@@ -10,3 +11,4 @@ from pling_harness.plugin.gallery import Gallery
 
 TIMELINE_KEY = pytest.StashKey[Timeline]()
 GALLERY_KEY = pytest.StashKey[Gallery]()
+RETRYING_KEY = pytest.StashKey[bool]()
