@@ -196,8 +196,8 @@ def test_a_hand_reproduction_is_reproduced_never_caught_and_its_crash_is_an_erro
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, buggy: object, fixed: object,
         outcome: str) -> None:
     sys.path.insert(0, str(PROJECT_ROOT / "scripts" / "copilotkit_replay"))
-    import bugs  # type: ignore[import-not-found]  # scripts/copilotkit_replay/
-    import replay  # type: ignore[import-not-found]
+    import bugs  # type: ignore[import-not-found,unused-ignore]  # scripts/copilotkit_replay/
+    import replay  # type: ignore[import-not-found,unused-ignore]
 
     [reproduction] = bugs.BUGS
     seen = {reproduction.last_buggy: buggy, reproduction.first_fixed: fixed}

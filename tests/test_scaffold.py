@@ -98,7 +98,7 @@ def test_check_on_the_new_tutorial_is_green_in_both_locales(
         pairs = {(declared_action(t["nodeid"]), g) for t in tests if t["locale"] == locale
                  and t["outcome"] == "passed" for g in t["guarantees"]}
         assert len(pairs) >= 25, sorted(pairs)
-    assert len(tests) == 118  # 59 a locale
+    assert len(tests) == 126  # 63 a locale
 
 
 def declared_action(nodeid: str) -> str:

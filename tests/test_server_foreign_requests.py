@@ -8,7 +8,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -425,7 +425,7 @@ def test_state_change_from_a_rebound_page_is_refused_403(
 
 
 # What a proxy adds to say which host a request was for; no proxy stands in front of ours.
-FORWARDING_HEADERS = {
+FORWARDING_HEADERS: dict[str, Callable[[str], dict[str, str]]] = {
     "x-forwarded-host": lambda own: {"X-Forwarded-Host": own},
     "forwarded": lambda own: {"Forwarded": f'host="{own}"'},
 }

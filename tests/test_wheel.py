@@ -195,7 +195,7 @@ def test_check_is_green_and_its_junit_lands_where_asked(
     done = environment.run("pling-tutorial", "check", SHORT_ID, "--junitxml", "out/junit.xml",
                            cwd=project)
 
-    assert "30/30 guarantees proven in en, zh" in done.stdout
+    assert "31/31 guarantees proven in en, zh" in done.stdout
     assert (project / "out" / "junit.xml").is_file()
 
 
@@ -235,7 +235,7 @@ def test_check_base_url_needs_only_the_tutorials_definition(
     assert f"Checked {url}" in done.stdout
     # tests-isolated is the fixture server's own (a seat per test): n/a served elsewhere.
     # gateway-faults is n/a on a page served elsewhere (its own gateway is not the harness's).
-    assert "28/30 guarantees proven in en, zh; 2 n/a" in done.stdout
+    assert "29/31 guarantees proven in en, zh; 2 n/a" in done.stdout
 
 
 def test_an_unrelated_project_beside_it_passes(environment: Environment, tmp_path: Path) -> None:

@@ -171,8 +171,8 @@ class ApprovalParts(DriverPart):
     """Denies the call. Needed by every confirmation guarantee."""
     decision: Reading | Absent
     """The attribute any element inside the card carries to decide it when clicked (the
-    page contract's delegated decision attribute, ours `data-decision`), which page script
-    could forge. Needed by `forged-decision-refused` and the forged routes of
+    page contract's delegated decision attribute, named in page-contract.driver.json), which
+    page script could forge. Needed by `forged-decision-refused` and the forged routes of
     `ask-always-never-granted`."""
     one_at_a_time: Literal[True] | Absent = True
     """The calls of one reply are asked and run one after another, each card shown once the

@@ -136,8 +136,8 @@ def replay_page(page: str, names: set[str], runs: Path, today: str) -> list[Row]
 def replay_copilotkit(names: set[str], runs: Path, today: str) -> list[Row]:
     """CopilotKit's hand reproductions (scripts/copilotkit_replay/): "reproduced" when the
     bug showed on its buggy release and not on its fixed one."""
-    from bugs import BUGS  # type: ignore[import-not-found]  # scripts/copilotkit_replay/
-    from replay import reproduce  # type: ignore[import-not-found]
+    from bugs import BUGS  # type: ignore[import-not-found,unused-ignore]  # scripts/copilotkit_replay/
+    from replay import reproduce  # type: ignore[import-not-found,unused-ignore]
 
     rows = []
     for bug in BUGS:
