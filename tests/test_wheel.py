@@ -199,7 +199,9 @@ def test_check_is_green_and_its_junit_lands_where_asked(
     assert (project / "out" / "junit.xml").is_file()
 
 
-# Newest only: mutate runs the checks `check` runs, which the floors' check proves.
+# Newest only: mutate runs the checks `check` runs, which the floors' check proves. A
+# mutation proof (about two minutes): with the others, by `pytest -m mutation`.
+@pytest.mark.mutation
 @pytest.mark.parametrize("environment", ["newest"], indirect=True)
 def test_mutate_focused_kills_every_mutant(environment: Environment, project: Path) -> None:
     done = environment.run("pling-tutorial", "mutate", SHORT_ID, "--focused", "--jobs", "2",
