@@ -14,13 +14,14 @@ import pytest
 from playwright.sync_api import expect
 
 from pling_harness.evidence import guarantees
-from pling_harness.evidence.arguments import minimal_arguments, string_arguments
+from pling_harness.evidence.arguments import minimal_arguments
 from pling_harness.evidence.guarantees import GuaranteeViolation
 from pling_harness.evidence.records import Mark
 from pling_harness.plugin.declared.context import DeclaredRun
 from pling_harness.plugin.declared.stage import (
     asking_action,
     asking_call,
+    asking_string_argument,
     described,
     harmless_call,
 )
@@ -348,16 +349,12 @@ def markup_in_arguments_shown_as_text(run: DeclaredRun) -> None:
     """Markup in a string argument of an action that asks is shown on its card as text: no
     element made of it, no handler run; denied, nothing changes."""
     page = run.open()
-    offered = run.projection()
-    staged = [(action, name) for action, row in run.table.actions.items() if row.asks
-              for name in string_arguments(dict(offered[action].parameters or {}))]
-    if not staged:
-        pytest.skip(not_applicable("table", "no action that asks takes a string argument"))
-    action, name = staged[0]
+    staged = asking_string_argument(run)
     # No double quotes: the card shows arguments as JSON, which would escape them.
     markup = "<img src=x onerror=window.__pwned=4>"
-    arguments = {**minimal_arguments(dict(offered[action].parameters or {})), name: markup}
-    run.model.script(calling(tool_call("call_args", action, json.dumps(arguments))), PLAIN_REPLY)
+    arguments = {**minimal_arguments(staged.params), staged.name: markup}
+    run.model.script(calling(tool_call("call_args", staged.action, json.dumps(arguments))),
+                     PLAIN_REPLY)
     before = run.timeline.mark()
     run.dock.ask(run.say(run.row.asked_with))
 

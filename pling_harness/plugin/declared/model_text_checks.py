@@ -14,16 +14,16 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import Any
 
 import pytest
 from playwright.sync_api import Locator, Page, expect
 
 from pling_harness.browser.foreign_requests import ForeignRequest, ForeignRequests, origin_of
 from pling_harness.evidence import guarantees
-from pling_harness.evidence.arguments import minimal_arguments, properties, string_arguments
+from pling_harness.evidence.arguments import minimal_arguments, properties
 from pling_harness.evidence.guarantees import GuaranteeViolation
 from pling_harness.plugin.declared.context import DeclaredRun
+from pling_harness.plugin.declared.stage import asking_string_argument
 from pling_harness.plugin.report import not_applicable
 from pling_harness.server.model.handle import calling, tool_call
 
@@ -172,13 +172,8 @@ def card_arguments_never_act(run: DeclaredRun) -> None:
     no request reaches another site, no element of it carries a handler, no script of it
     runs; denied, nothing changes."""
     page = run.open()
-    offered = run.projection()
-    staged = [(action, name) for action, row in run.table.actions.items() if row.asks
-              for name in string_arguments(dict(offered[action].parameters or {}))]
-    if not staged:
-        pytest.skip(not_applicable("table", "no action that asks takes a string argument"))
-    action, name = staged[0]
-    params: dict[str, Any] = dict(offered[action].parameters or {})
+    staged = asking_string_argument(run)
+    action, name, params = staged.action, staged.name, staged.params
     longest = properties(params)[name].get("maxLength")
     pieces = tuple(p for p in ON_A_CARD if longest is None or len(p.text) <= longest)
     if not pieces:

@@ -9,8 +9,11 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from pling_harness.evidence.arguments import minimal_arguments
+import pytest
+
+from pling_harness.evidence.arguments import minimal_arguments, string_arguments
 from pling_harness.plugin.declared.context import DeclaredRun
+from pling_harness.plugin.report import not_applicable
 from pling_harness.server.model.handle import tool_call
 
 
@@ -25,6 +28,28 @@ class HarmlessCall:
 
     def call(self, call_id: str) -> dict[str, Any]:
         return tool_call(call_id, self.action, self.arguments)
+
+
+@dataclass(frozen=True)
+class StringArgument:
+    """A string argument, `name`, of an action that asks, `action`, as the page offers it
+    (`params`: its projected JSON Schema): where markup can reach an approval card."""
+
+    action: str
+    name: str
+    params: dict[str, Any]
+
+
+def asking_string_argument(run: DeclaredRun) -> StringArgument:
+    """The first string argument of an action that asks; the check is n/a without one."""
+    offered = run.projection()
+    for action, row in run.table.actions.items():
+        if not row.asks:
+            continue
+        params: dict[str, Any] = dict(offered[action].parameters or {})
+        for name in string_arguments(params):
+            return StringArgument(action, name, params)
+    pytest.skip(not_applicable("table", "no action that asks takes a string argument"))
 
 
 def harmless_call(run: DeclaredRun) -> HarmlessCall:
