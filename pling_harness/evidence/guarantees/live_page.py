@@ -143,12 +143,7 @@ def approval_shows_arguments(timeline: Timeline, *, action: str, values: Sequenc
     selectors = {"value": dock.driver.css(dock.spec.approval.value, "approval.value"),
                  "marker": dock.driver.css(dock.spec.approval.hidden_marker,
                                            "approval.hidden_marker")}
-    try:
-        expect(dock.approval_for(action)).to_be_visible(timeout=UI_TIMEOUT_MS)
-        expect(dock.approval_args).to_be_visible(timeout=UI_TIMEOUT_MS)
-    except AssertionError as error:
-        raise fail(guarantee, f"no approval card with arguments for {action}: "
-                    f"{str(error).splitlines()[0]}", timeline) from None
+    _card_with_arguments_shown(dock, timeline, action=action, guarantee=guarantee)
     shown = dock.approval_args.text_content() or ""
     missing = [value for value in values if visible_form(value) not in shown]
     if missing:
@@ -171,6 +166,17 @@ def approval_shows_arguments(timeline: Timeline, *, action: str, values: Sequenc
                     f"{listed(clipped)}", timeline)
 
 
+def _card_with_arguments_shown(dock: Dock, timeline: Timeline, *, action: str,
+                               guarantee: str) -> None:
+    """The card for `action` and its arguments are on screen, else the guarantee fails."""
+    try:
+        expect(dock.approval_for(action)).to_be_visible(timeout=UI_TIMEOUT_MS)
+        expect(dock.approval_args).to_be_visible(timeout=UI_TIMEOUT_MS)
+    except AssertionError as error:
+        raise fail(guarantee, f"no approval card with arguments for {action}: "
+                   f"{str(error).splitlines()[0]}", timeline) from None
+
+
 # Page script: each value element on the card, as [its text, its rendered text].
 _VALUE_TEXTS = """(args, value) => [...args.querySelectorAll(value)].map(
   part => [part.textContent, part.innerText])"""
@@ -185,12 +191,7 @@ def approval_shows_whole_values(timeline: Timeline, *, action: str, values: Sequ
     (hidden characters and their marker: `approval_shows_arguments`)."""
     dock = live_dock(timeline)
     value = dock.driver.css(dock.spec.approval.value, "approval.value")
-    try:
-        expect(dock.approval_for(action)).to_be_visible(timeout=UI_TIMEOUT_MS)
-        expect(dock.approval_args).to_be_visible(timeout=UI_TIMEOUT_MS)
-    except AssertionError as error:
-        raise fail(guarantee, f"no approval card with arguments for {action}: "
-                    f"{str(error).splitlines()[0]}", timeline) from None
+    _card_with_arguments_shown(dock, timeline, action=action, guarantee=guarantee)
     shown = [(str(text), str(rendered)) for text, rendered
              in dock.approval_args.evaluate(_VALUE_TEXTS, value)]
     problems = []
