@@ -253,12 +253,7 @@ def test_a_key_that_is_no_activation_on_a_focused_card_button_answers_nothing(
                                  f"turn; {key} was pressed on {pressed}", timeline)
     guarantees.approval_still_open(timeline, action=SAVE, since=waiting)
     # The card still answers its buttons: Deny is the one decision the model receives.
-    dock.deny()
-    results = [r.code for r in timeline.tool_results(waiting) if r.action == SAVE]
-    if results != ["PERMISSION_DENIED"]:
-        raise GuaranteeViolation("approval-only-by-click", f"after {key} on every card button "
-                                 f"and Deny the model should get one PERMISSION_DENIED, it "
-                                 f"got {results}", timeline)
+    deny_and_expect_one_denial(dock, timeline, waiting, f"{key} on every card button")
     assert tutorial_server.state.snapshot() == INITIAL_WORKSPACE
 
 
@@ -283,10 +278,17 @@ def test_keys_and_focus_on_always_allow_answer_nothing(
     dock.input.focus()  # focus leaving it decides nothing either
 
     guarantees.approval_still_open(timeline, action=SAVE, since=waiting)
+    deny_and_expect_one_denial(dock, timeline, waiting, "keys on 'always allow'")
+    assert tutorial_server.state.snapshot() == INITIAL_WORKSPACE
+
+
+def deny_and_expect_one_denial(dock: Dock, timeline: Timeline, waiting: Mark,
+                               after: str) -> None:
+    """Deny the card still open `after` the gestures: the model gets one PERMISSION_DENIED
+    for it, the only decision it hears."""
     dock.deny()
     results = [r.code for r in timeline.tool_results(waiting) if r.action == SAVE]
     if results != ["PERMISSION_DENIED"]:
-        raise GuaranteeViolation("approval-only-by-click", f"after keys on 'always allow' and "
-                                 f"Deny the model should get one PERMISSION_DENIED, it got "
-                                 f"{results}", timeline)
-    assert tutorial_server.state.snapshot() == INITIAL_WORKSPACE
+        raise GuaranteeViolation("approval-only-by-click", f"after {after} and Deny the model "
+                                 f"should get one PERMISSION_DENIED, it got {results}",
+                                 timeline)
