@@ -219,7 +219,8 @@ def cell(tests: list[TestRecord], reproductions: tuple[str, ...] = ()) -> str:
         return (f"kept ({', '.join(locales)}; {outcomes.count('passed')} checks"
                 f"{f', {na} n/a' if na else ''})")
     reasons = sorted({LOCAL_URL.sub("the page", t.reason or "n/a") for t in tests})
-    return "n/a: " + "; ".join(r.replace("|", "\\|") for r in reasons)[:220]
+    # Whole: a framework's n/a ends with its citation (the driver's docs or source).
+    return "n/a: " + "; ".join(r.replace("|", "\\|") for r in reasons)
 
 
 def page_results(page: Page, runs: Path, locales: tuple[str, ...]

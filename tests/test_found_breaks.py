@@ -41,3 +41,17 @@ def test_a_failing_cell_links_the_reproduction_of_its_break() -> None:
 
     assert cell.startswith("**fails** 1/1 checks: guarantee 'model-text-inert' violated")
     assert cell.endswith("([reproduction](../fixtures/found/copilotkit-remote-images/))")
+
+
+def test_an_na_cell_keeps_each_reason_whole_with_its_citation() -> None:
+    # The citation comes last in a driver's reason; a cut reason would drop it.
+    why = ("ai-sdk: assistant_endpoints: the page's server runs an approved call itself; its "
+           "business request never passes through the browser (ai 7.0.173, "
+           "collectToolApprovals then executeToolCall in dist/index.mjs, where the approved "
+           "call runs on the page's server before the next model request)")
+    skipped = TestRecord.model_validate({
+        "nodeid": "actions.json::test_declared[archive_workspace-declared-effect-en-chromium]",
+        "locale": "en", "guarantees": ["declared-effect"], "outcome": "n/a", "reason": why})
+
+    assert len(why) > 220
+    assert frameworks_page.cell([skipped]) == f"n/a: {why}"
