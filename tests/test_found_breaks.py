@@ -4,20 +4,18 @@ they say, each fail cell of a guarantee they name linking its reproduction."""
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
+from pling_harness.cli import frameworks_page
+from pling_harness.cli.main import main
+from pling_harness.plugin.report import TestRecord
+
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(PROJECT_ROOT / "scripts"))
-
-import frameworks_page  # noqa: E402 (a script's module)
-
-from pling_harness.plugin.report import TestRecord  # noqa: E402
 
 
 def test_every_break_has_a_reproduction_and_a_record() -> None:
-    folders = sorted(p for p in frameworks_page.FOUND.iterdir() if p.is_dir())
-    breaks = frameworks_page.found_breaks()
+    folders = sorted(p for p in (PROJECT_ROOT / frameworks_page.FOUND).iterdir() if p.is_dir())
+    breaks = frameworks_page.found_breaks(PROJECT_ROOT)
 
     assert folders, "no open break recorded"
     assert [p.name for p in folders] == list(breaks)
@@ -26,9 +24,25 @@ def test_every_break_has_a_reproduction_and_a_record() -> None:
 
 
 def test_frameworks_page_shows_every_break() -> None:
-    block = "\n".join(frameworks_page.found_section(frameworks_page.found_breaks()))
+    block = "\n".join(frameworks_page.found_section(frameworks_page.found_breaks(PROJECT_ROOT)))
     assert block in (PROJECT_ROOT / "docs" / "frameworks.md").read_text(encoding="utf-8"), (
-        "run .venv/bin/python scripts/frameworks_page.py --found-only")
+        "run .venv/bin/pling-tutorial frameworks r-15 --found-only")
+
+
+def test_the_command_rewrites_only_the_found_block(tmp_path: Path) -> None:
+    page = tmp_path / "frameworks.md"
+    page.write_text(f"# cells kept\n\n{frameworks_page.FOUND_BEGIN}\nstale\n"
+                    f"{frameworks_page.FOUND_END}\n\nafter\n", encoding="utf-8")
+
+    code = main(["frameworks", "r-15", "--root", str(PROJECT_ROOT), "--found-only",
+                 "--out", str(page)])
+
+    text = page.read_text(encoding="utf-8")
+    assert code == 0
+    assert text.startswith("# cells kept\n") and text.endswith("\nafter\n")
+    assert "stale" not in text
+    assert "\n".join(frameworks_page.found_section(frameworks_page.found_breaks(PROJECT_ROOT))) \
+        in text
 
 
 def test_a_failing_cell_links_the_reproduction_of_its_break() -> None:

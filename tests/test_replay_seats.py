@@ -1,30 +1,31 @@
-"""The release replay's seats (scripts/release_replay/release_checks.py): each replayed check
+"""The release replay's seats (pling_harness/cli/releases/seats.py): each replayed check
 in a seat of its own, every run's output kept, and a replay whose page cannot start (a page
 command that exits at once, a release the registry lacks) reported as an error, never a
 catch, with the command exiting non-zero."""
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
 
+from pling_harness.cli.main import main
 from pling_harness.cli.react_page import ViteServer
+from pling_harness.cli.releases import declared, seats, serving
+from pling_harness.cli.releases.seats import SeatAddress
+from pling_harness.cli.releases.serving import Place
+from pling_harness.cli.releases.verdict import CheckRun, judge_release
 from pling_harness.evidence.guarantees import GuaranteeViolation
 from pling_harness.evidence.timeline import Timeline
 from pling_harness.mutation.releases import ReleaseBug, ReleasePins
 from pling_harness.plugin.report import Outcome, SuiteReport, TestRecord
 from pling_harness.plugin.reporting import violation_parts
+from pling_harness.project.tutorials import load_tutorial
 
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(PROJECT_ROOT / "scripts" / "release_replay"))
-
-import release_checks  # noqa: E402 (a script's module)
-import replay_all  # noqa: E402
-from verdict import CheckRun, judge_release  # noqa: E402
+PLACE = Place(PROJECT_ROOT, load_tutorial("r-15", PROJECT_ROOT), "ai-sdk")
 
 GUARANTEE = "denial-respected"
 FIXED = ReleasePins(packages={"ai": "7.0.31"})
@@ -39,33 +40,32 @@ def bug(name: str = "fake-1-page-bug", checks: str | None = "denial-respected",
         shows="nothing", checks=checks, not_replayed=not_replayed))
 
 
-def page_that_exits_at_once(tmp_path: Path) -> release_checks.Serve:
+def page_that_exits_at_once(tmp_path: Path) -> seats.Serve:
     """The page's Vite replaced by a command that prints one line and exits 1."""
     script = tmp_path / "page" / "node_modules" / "vite" / "bin" / "vite.js"
     script.parent.mkdir(parents=True)
     script.write_text("echo 'page: cannot start, port taken' >&2\nexit 1\n")
-    return lambda directory, api, model: ViteServer(
+    return lambda place, directory, api, model: ViteServer(
         directory=tmp_path / "page", mode="react", api_origin=api, node=Path("/bin/sh"))
 
 
 def test_a_replay_whose_page_cannot_start_is_an_error_not_a_catch(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     @contextmanager
-    def no_install(page: str, pins: ReleasePins, swaps: object = ()) -> Iterator[Path]:
+    def no_install(place: Place, pins: ReleasePins, swaps: object = ()) -> Iterator[Path]:
         yield tmp_path / "page"
 
-    serve = page_that_exits_at_once(tmp_path)
-    monkeypatch.setattr(release_checks, "page_on", no_install)
-    monkeypatch.setitem(release_checks.SERVE, "ai-sdk", serve)
-    monkeypatch.setattr(release_checks, "page_bugs", lambda page: (bug(),) if page == "ai-sdk"
-                        else ())
+    monkeypatch.setattr(serving, "page_on", no_install)
+    monkeypatch.setattr(serving, "serve_page", page_that_exits_at_once(tmp_path))
+    monkeypatch.setattr(declared, "declared_bugs", lambda place: {"ai-sdk": (bug(),)})
     table = tmp_path / "replay.md"
-    table.write_text(f"{replay_all.BEGIN}\n{replay_all.END}\n")
+    table.write_text(f"{declared.BEGIN}\n{declared.END}\n")
 
-    code = replay_all.main(["--page", "ai-sdk", "--table", str(table)])
+    code = main(["releases", "r-15", "--root", str(PROJECT_ROOT), "--bugs", "--page",
+                 "ai-sdk", "--table", str(table)])
 
-    assert code == replay_all.EXIT_NOT_AS_EXPECTED
-    [line] = table.read_text().split(replay_all.BEGIN)[1].split(replay_all.END)[0] \
+    assert code == declared.EXIT_NOT_AS_EXPECTED
+    [line] = table.read_text().split(declared.BEGIN)[1].split(declared.END)[0] \
         .strip().splitlines()[2:]
     cells = [cell.strip() for cell in line.split("|")]
     assert cells[3] == "**error**"
@@ -84,12 +84,12 @@ def test_a_release_the_registry_lacks_is_an_error_not_a_catch(
     monkeypatch.setenv("PLING_RELEASES_CACHE", str(tmp_path / "cache"))
     missing = ReleasePins(packages={"ai": "0.0.999999"})
 
-    runs = release_checks.replay_release("ai-sdk", bug(), missing, "en", tmp_path / "buggy")
+    runs = seats.replay_release(PLACE, "denial-respected", missing, tmp_path / "buggy")
 
     judged = judge_release((GUARANTEE,), runs)
     assert judged.verdict == "error" and judged.caught == {}
     assert "npm install ai@0.0.999999" in judged.errors["(release)"]
-    assert not release_checks.page_copy("ai-sdk").exists()
+    assert not PLACE.copy.exists()
 
 
 def violation(problem: str) -> str:
@@ -100,43 +100,43 @@ def test_each_check_gets_a_seat_of_its_own_and_a_crash_stays_in_it(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     checks = [f"checks/test_x.py::test_{n}" for n in
               ("first", "crashes", "after_a_seat_that_broke", "last")]
-    seats: list[Path] = []
+    seated: list[Path] = []
 
     @contextmanager
-    def no_install(page: str, pins: ReleasePins, swaps: object = ()) -> Iterator[Path]:
+    def no_install(place: Place, pins: ReleasePins, swaps: object = ()) -> Iterator[Path]:
         yield tmp_path / "page"
 
     @contextmanager
-    def fake_seat(page: str, directory: Path, locale: str, folder: Path,
-                  serve: object = None) -> Iterator[release_checks.SeatAddress]:
+    def fake_seat(place: Place, directory: Path, folder: Path,
+                  serve: object = None) -> Iterator[SeatAddress]:
         folder.mkdir(parents=True, exist_ok=True)
-        seats.append(folder)
+        seated.append(folder)
         if folder.name == "03-test_after_a_seat_that_broke":
             raise RuntimeError("the fixture server did not start")
-        yield release_checks.SeatAddress(f"http://seat-{len(seats)}", 1000 + len(seats))
+        yield SeatAddress(f"http://seat-{len(seated)}", 1000 + len(seated))
 
     said: dict[str, tuple[Outcome, str | None]] = {
         checks[0]: ("failed", violation("no notice")),
         checks[1]: ("error", "Failed: the server did not reset"),
         checks[3]: ("passed", None)}
 
-    def fake_run(page: str, address: release_checks.SeatAddress, locale: str, expression: str,
+    def fake_run(place: Place, address: SeatAddress, expression: str,
                  nodeid: str, others: list[str], folder: Path) -> CheckRun:
-        assert address.url == f"http://seat-{len(seats)}"  # this check's own seat
+        assert address.url == f"http://seat-{len(seated)}"  # this check's own seat
         outcome, message = said[nodeid]
         record = TestRecord(nodeid=nodeid, guarantees=(GUARANTEE,), outcome=outcome,
                             message=message)
         return CheckRun(nodeid, SuiteReport(tests=[record]), None, str(folder))
 
-    monkeypatch.setattr(release_checks, "page_on", no_install)
-    monkeypatch.setattr(release_checks, "seat", fake_seat)
-    monkeypatch.setattr(release_checks, "selected_checks", lambda *args: checks)
-    monkeypatch.setattr(release_checks, "run_one_check", fake_run)
+    monkeypatch.setattr(serving, "page_on", no_install)
+    monkeypatch.setattr(seats, "seat", fake_seat)
+    monkeypatch.setattr(seats, "selected_checks", lambda *args: checks)
+    monkeypatch.setattr(seats, "run_one_check", fake_run)
 
-    runs = release_checks.replay_release("ai-sdk", bug(), bug().buggy, "en", tmp_path / "b")
+    runs = seats.replay_release(PLACE, "denial-respected", bug().buggy, tmp_path / "b")
 
     assert [run.check for run in runs] == checks
-    assert len(seats) == 4 and len(set(seats)) == 4
+    assert len(seated) == 4 and len(set(seated)) == 4
     assert [Path(run.output).name for run in runs] == [
         "01-test_first", "02-test_crashes", "03-test_after_a_seat_that_broke", "04-test_last"]
     judged = judge_release((GUARANTEE,), runs)
@@ -145,7 +145,7 @@ def test_each_check_gets_a_seat_of_its_own_and_a_crash_stays_in_it(
     assert judged.verdict == "error" and judged.passed == 1
     assert judged.caught == {GUARANTEE: violation("no notice")}
     assert judged.errors[checks[2]] == "RuntimeError: the fixture server did not start"
-    assert "the fixture server did not start" in (seats[2] / "error.txt").read_text()
+    assert "the fixture server did not start" in (seated[2] / "error.txt").read_text()
 
 
 def test_a_bug_not_replayed_must_say_why_and_a_replayed_one_must_not() -> None:
@@ -162,66 +162,34 @@ def test_an_open_bug_has_no_fixed_release_and_its_row_says_so(
     assert opened.is_open
     replayed: list[str] = []
 
-    def caught_on(page: str, found: ReleaseBug, pins: ReleasePins, locale: str,
-                  folder: Path) -> list[CheckRun]:
-        replayed.append(release_checks.release_name(pins))
+    def caught_on(place: Place, checks: str, pins: ReleasePins, folder: Path,
+                  swaps: object = ()) -> list[CheckRun]:
+        replayed.append(seats.release_name(pins))
         record = TestRecord(nodeid="checks/test_x.py::a", guarantees=(GUARANTEE,),
                             outcome="failed", message=violation("no notice"))
         return [CheckRun(record.nodeid, SuiteReport(tests=[record]))]
 
-    monkeypatch.setattr(release_checks, "replay_release", caught_on)
-    row = replay_all.replay_bug("ai-sdk", opened, tmp_path, "2026-12-07")
+    monkeypatch.setattr(seats, "replay_release", caught_on)
+    row = declared.replay_bug(PLACE, opened, tmp_path, "2026-12-07")
 
     assert replayed == ["ai@7.0.30"]  # the newest release only
     assert (row.outcome, row.fixed, row.fixed_said) == ("open", "none yet", "-")
     assert row.buggy_said == f"caught: {violation('no notice')}"
-    assert replay_all.exit_code([row]) == 0
+    assert declared.exit_code([row]) == 0
 
 
 def test_a_bug_not_replayed_shows_its_reason_and_the_command_exits_3(tmp_path: Path) -> None:
-    row = replay_all.replay_bug("ai-sdk", bug(checks=None, not_replayed="the page on AI SDK 6"),
-                                tmp_path, "2026-12-07")
+    row = declared.replay_bug(PLACE, bug(checks=None, not_replayed="the page on AI SDK 6"),
+                              tmp_path, "2026-12-07")
     assert row.outcome == "not replayed" and "the page on AI SDK 6" in row.checks
-    assert replay_all.exit_code([row]) == replay_all.EXIT_NOT_ALL_REPLAYED
-
-
-@pytest.mark.parametrize(("buggy", "fixed", "outcome"), [
-    ("it ran twice", None, "reproduced"),
-    (None, None, "passed"),
-    ("it ran twice", "it ran twice", "failed"),
-    (RuntimeError("Vite did not start"), None, "error"),
-    ("it ran twice", RuntimeError("npm ci failed"), "error"),
-])
-def test_a_hand_reproduction_is_reproduced_never_caught_and_its_crash_is_an_error(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, buggy: object, fixed: object,
-        outcome: str) -> None:
-    sys.path.insert(0, str(PROJECT_ROOT / "scripts" / "copilotkit_replay"))
-    import bugs  # type: ignore[import-not-found,unused-ignore]  # scripts/copilotkit_replay/
-    import replay  # type: ignore[import-not-found,unused-ignore]
-
-    [reproduction] = bugs.BUGS
-    seen = {reproduction.last_buggy: buggy, reproduction.first_fixed: fixed}
-
-    def fake_reproduce(bug: object, version: str, keep: Path) -> str | None:
-        said = seen[version]
-        if isinstance(said, Exception):
-            raise said
-        return None if said is None else str(said)
-
-    monkeypatch.setattr(replay, "reproduce", fake_reproduce)
-    [row] = replay_all.replay_copilotkit({reproduction.key}, tmp_path, "2026-12-07")
-
-    assert row.outcome == outcome
-    assert "not a check" in row.checks
-    if outcome == "error":
-        assert any((tmp_path / "copilotkit" / reproduction.key / role / "error.txt").is_file()
-                   for role in ("buggy", "fixed"))
+    assert declared.exit_code([row]) == declared.EXIT_NOT_ALL_REPLAYED
 
 
 def fake_check_run(monkeypatch: pytest.MonkeyPatch, *nodeids: str) -> None:
     """The check run replaced by one that writes a report of `nodeids`, each failed with
     the expected guarantee's violation."""
-    def run_and_keep(command: list[str], folder: Path, name: str, timeout_s: float) -> None:
+    def run_and_keep(place: Place, command: list[str], folder: Path, name: str,
+                     timeout_s: float) -> None:
         # The bug's -k with every other check it selects deselected: this one runs alone.
         deselected = [command[i + 1] for i, flag in enumerate(command) if flag == "--deselect"]
         assert deselected == ["checks/test_x.py::b"]
@@ -231,23 +199,23 @@ def fake_check_run(monkeypatch: pytest.MonkeyPatch, *nodeids: str) -> None:
                                       message=violation("no notice")) for nodeid in nodeids]
                     ).write(report)
 
-    monkeypatch.setattr(release_checks, "run_and_keep", run_and_keep)
+    monkeypatch.setattr(seats, "run_and_keep", run_and_keep)
 
 
-@pytest.mark.parametrize(("serving", "reported", "problem"), [
+@pytest.mark.parametrize(("still_up", "reported", "problem"), [
     (True, ["checks/test_x.py::a"], None),
     (False, ["checks/test_x.py::a"], "stopped during the check"),
     (True, ["checks/test_x.py::a", "checks/test_x.py::b"], "was to hold checks/test_x.py::a"),
     (True, [], "was to hold checks/test_x.py::a"),
 ])
 def test_a_violation_counts_only_from_a_run_of_that_check_alone_on_a_page_still_serving(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, serving: bool, reported: list[str],
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, still_up: bool, reported: list[str],
         problem: str | None) -> None:
     fake_check_run(monkeypatch, *reported)
-    address = release_checks.SeatAddress("http://seat", 1, lambda: serving)
+    address = SeatAddress("http://seat", 1, lambda: still_up)
 
-    run = release_checks.run_one_check("ai-sdk", address, "en", "x", "checks/test_x.py::a",
-                                       ["checks/test_x.py::a", "checks/test_x.py::b"], tmp_path)
+    run = seats.run_one_check(PLACE, address, "x", "checks/test_x.py::a",
+                              ["checks/test_x.py::a", "checks/test_x.py::b"], tmp_path)
 
     judged = judge_release((GUARANTEE,), [run])
     if problem is None:

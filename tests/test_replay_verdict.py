@@ -1,30 +1,23 @@
-"""The release replay's verdict (scripts/release_replay/verdict.py), read from the check runs'
+"""The release replay's verdict (pling_harness/cli/releases/verdict.py), read from the check runs'
 JSON reports: a bug is caught only when a check of each expected guarantee FAILED with that
 guarantee's own violation; an error (a page that did not start, a reset that did not happen,
 a run with no report) is an error, never a catch."""
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
 import pytest
 
-from pling_harness.evidence.guarantees import GuaranteeViolation
-from pling_harness.evidence.timeline import Timeline
-from pling_harness.plugin.report import Outcome, SuiteReport, TestRecord
-from pling_harness.plugin.reporting import violation_parts
-
-PROJECT_ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(PROJECT_ROOT / "scripts" / "release_replay"))
-
-from verdict import (  # noqa: E402 (a script's module)
+from pling_harness.cli.releases.verdict import (
     CheckRun,
     Judged,
     judge_release,
     row_outcome,
     violation_of,
 )
+from pling_harness.evidence.guarantees import GuaranteeViolation
+from pling_harness.evidence.timeline import Timeline
+from pling_harness.plugin.report import Outcome, SuiteReport, TestRecord
+from pling_harness.plugin.reporting import violation_parts
 
 DENIAL = "denial-respected"
 APPROVAL = "approval-honoured"

@@ -16,11 +16,13 @@ from pling_harness.browser.remote import BrowserServer, BrowserServerError
 from pling_harness.cli.check import checks_dir, run_check
 from pling_harness.cli.choices import check_choices
 from pling_harness.cli.dev import add_dev_command
+from pling_harness.cli.frameworks_page import add_frameworks_command
 from pling_harness.cli.merge import MergeError, run_merge
 from pling_harness.cli.model_server import add_model_server_command
 from pling_harness.cli.mutate import add_mutate_command
 from pling_harness.cli.new import add_new_command
 from pling_harness.cli.react_page import ReactPageError
+from pling_harness.cli.releases.command import add_releases_command
 from pling_harness.cli.usage import (
     EXIT_USAGE,
     PROGRAM,
@@ -252,6 +254,8 @@ COMMANDS: tuple[Callable[[SubParsers], None], ...] = (
     add_merge_command,
     add_browser_server_command,
     add_mutate_command,
+    add_releases_command,
+    add_frameworks_command,
     add_new_command,
 )
 

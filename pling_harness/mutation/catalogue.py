@@ -233,7 +233,7 @@ def copy_optimized_dependencies(source_root: Path, dest_root: Path) -> None:
     (not a link): a Vite that decides to bundle again writes into its own copy only."""
     for deps in sorted((source_root / FIXTURES_DIR_NAME).glob("*/.vite-cache/deps")):
         if deps.parents[1].name.startswith("."):
-            continue  # a replay's install of another release (scripts/copilotkit_replay)
+            continue  # a copy of a page on another release (`releases`, scripts/copilotkit_replay)
         target = dest_root / deps.relative_to(source_root)
         if target.parent.parent.is_dir() and not target.exists():
             shutil.copytree(deps, target)

@@ -15,8 +15,8 @@ A row's outcome (`row_outcome`) from its two releases: "caught" (caught on the l
 release, passed on the first fixed one), "open" (no fixed release yet: caught on the newest
 release), "error" (either release), "passed" (the buggy release passed: the bug was not
 caught), "failed" (a failure that is not a catch, on the buggy release, or any failure on the
-fixed one). Only "caught" and "open" are as expected (and "reproduced", a CopilotKit hand
-reproduction's, replay_all.py); "not replayed" rows say why, from the releases file.
+fixed one). Only "caught" and "open" are as expected; "not replayed" rows say why, from the
+releases file.
 """
 
 from __future__ import annotations
@@ -29,9 +29,8 @@ from typing import Literal
 from pling_harness.plugin.report import SuiteReport, TestRecord
 
 ReleaseVerdict = Literal["caught", "passed", "failed", "error"]
-RowOutcome = Literal["caught", "open", "passed", "failed", "error", "not replayed",
-                     "reproduced"]
-AS_EXPECTED: frozenset[RowOutcome] = frozenset({"caught", "open", "reproduced"})
+RowOutcome = Literal["caught", "open", "passed", "failed", "error", "not replayed"]
+AS_EXPECTED: frozenset[RowOutcome] = frozenset({"caught", "open"})
 # GuaranteeViolation's message (pling_harness/evidence/guarantees/violation.py, the report's
 # `message` field as pling_harness/plugin/reporting.py writes it): the guarantee it names.
 VIOLATION = re.compile(r"^guarantee '(?P<guarantee>[^']+)' violated: (?P<problem>.*)$",

@@ -1,21 +1,22 @@
-"""docs/frameworks.md, generated from real runs: r-15's checks against our reference runtime,
-the AI SDK page and the CopilotKit page (each through its dock driver), and the replays of
-each framework's fixed bugs on its releases.
+"""`pling-tutorial frameworks <tutorial>`: docs/frameworks.md, generated from real runs: the
+tutorial's checks against our reference runtime, the AI SDK page and the CopilotKit page
+(each through its dock driver), and the replays of each framework's fixed bugs on its
+releases (`releases --bugs`).
 
-    .venv/bin/python scripts/frameworks_page.py                  # run everything, then write
-    .venv/bin/python scripts/frameworks_page.py --pages ours copilotkit --locales en
-    .venv/bin/python scripts/frameworks_page.py --render-only    # write from the kept runs
-    .venv/bin/python scripts/frameworks_page.py --replay         # also replay both frameworks'
-                                                                 # bugs (slow: old releases)
-    .venv/bin/python scripts/frameworks_page.py --found-only     # rewrite only the Found block
+    pling-tutorial frameworks r-15                          # run everything, then write
+    pling-tutorial frameworks r-15 --pages ours copilotkit --locales en
+    pling-tutorial frameworks r-15 --render-only            # write from the kept runs
+    pling-tutorial frameworks r-15 --replay                 # also replay both frameworks'
+                                                            # bugs (slow: old releases)
+    pling-tutorial frameworks r-15 --found-only             # rewrite only the Found block
 
 Each run's JSON report (`--pling-report`) is kept in `--runs` (default out/frameworks/):
-`<page>.<locale>.json`; the bug replays' table is the one `scripts/release_replay/
-replay_all.py` wrote into docs/release-replay.md. The page shows what those files say and
-nothing else: a page without a kept run is marked "not run" with the reason. Every cell is
-one command away from being repeated. The Found block lists the open breaks of current
-releases from `fixtures/found/<break>/found.json`, each beside its reproduction, and a fail
-cell of a guarantee a break names links that reproduction.
+`<page>.<locale>.json`; the bug replays' table is the one `releases --bugs --table
+docs/release-replay.md` wrote. The page shows what those files say and nothing else: a page
+without a kept run is marked "not run" with the reason. Every cell is one command away from
+being repeated. The Found block lists the open breaks of current releases from
+`fixtures/found/<break>/found.json`, each beside its reproduction, and a fail cell of a
+guarantee a break names links that reproduction.
 """
 
 from __future__ import annotations
@@ -34,25 +35,41 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from pling_harness.mutation.served import free_port
+from pling_harness.cli.react_page import free_port
+from pling_harness.cli.usage import SubParsers, UsageError, add_root_option, tutorial_root
 from pling_harness.plugin.report import SuiteReport, TestRecord
+from pling_harness.project.paths import FIXTURES_DIR_NAME
+from pling_harness.project.tutorials import Tutorial, load_tutorial
 
-PROJECT_ROOT = Path(__file__).resolve().parents[1]
-PLING_TUTORIAL = Path(sys.executable).parent / "pling-tutorial"
-DRIVERS = PROJECT_ROOT / "tutorials" / "r-15-confirmation-and-human-handoff" / "drivers"
+# The CLI, run by this interpreter (a checkout's or a wheel's).
+PLING_TUTORIAL = (sys.executable, "-m", "pling_harness.cli.main")
 SERVING = re.compile(r"at (http://127\.0\.0\.1:\d+)/\?lang=")
 # A run's own address (a free port each time) says nothing about the page.
 LOCAL_URL = re.compile(r"http://127\.0\.0\.1:\d+")
 LOCALES = ("zh", "en")
-DOC = PROJECT_ROOT / "docs" / "frameworks.md"
+DOC = Path("docs") / "frameworks.md"
 # Both frameworks' fixed bugs, replayed by one command that writes its table into this page.
-REPLAY = PROJECT_ROOT / "scripts" / "release_replay" / "replay_all.py"
-REPLAY_DOC = PROJECT_ROOT / "docs" / "release-replay.md"
+REPLAY_DOC = Path("docs") / "release-replay.md"
 REPLAY_BEGIN, REPLAY_END = "<!-- replay table: begin -->", "<!-- replay table: end -->"
 # Open breaks of current releases, each with a reproduction that needs no harness.
-FOUND = PROJECT_ROOT / "fixtures" / "found"
+FOUND = Path(FIXTURES_DIR_NAME) / "found"
 FOUND_FILE = "found.json"
 FOUND_BEGIN, FOUND_END = "<!-- found: begin -->", "<!-- found: end -->"
+
+
+@dataclass(frozen=True)
+class Where:
+    """The project and tutorial the page is written for."""
+
+    root: Path
+    tutorial: Tutorial
+
+    @property
+    def drivers(self) -> Path:
+        return self.tutorial.directory(self.root) / "drivers"
+
+    def shown(self, path: Path) -> str:
+        return str(path.relative_to(self.root)) if path.is_relative_to(self.root) else str(path)
 
 
 class Found(BaseModel):
@@ -72,10 +89,10 @@ class Found(BaseModel):
     """What the framework's tracker says (or that nothing was found, and where we looked)."""
 
 
-def found_breaks() -> dict[str, Found]:
+def found_breaks(root: Path) -> dict[str, Found]:
     """Every open break by its folder's name."""
     return {path.parent.name: Found.model_validate_json(path.read_text(encoding="utf-8"))
-            for path in sorted(FOUND.glob(f"*/{FOUND_FILE}"))}
+            for path in sorted((root / FOUND).glob(f"*/{FOUND_FILE}"))}
 
 
 def found_section(breaks: dict[str, Found]) -> list[str]:
@@ -95,10 +112,10 @@ def found_section(breaks: dict[str, Found]) -> list[str]:
     return [*lines, FOUND_END]
 
 
-def write_found_only(out: Path) -> None:
+def write_found_only(out: Path, root: Path) -> None:
     """Rewrite the Found block of an existing page, leaving its run cells as they are."""
     text = out.read_text(encoding="utf-8")
-    block = "\n".join(found_section(found_breaks()))
+    block = "\n".join(found_section(found_breaks(root)))
     if FOUND_BEGIN in text and FOUND_END in text:
         head, rest = text.split(FOUND_BEGIN, 1)
         text = head + block + rest.split(FOUND_END, 1)[1]
@@ -117,22 +134,22 @@ class Page:
     driver: str | None = None
     """The dock driver its checks read it through (None: the page contract's test ids)."""
 
-    @property
-    def directory(self) -> Path:
-        return PROJECT_ROOT / "fixtures" / f"r-15-{self.key}"
+    def directory(self, where: Where) -> Path:
+        return where.root / FIXTURES_DIR_NAME / f"{where.tutorial.short_id}-{self.key}"
 
-    def missing(self) -> str | None:
+    def missing(self, where: Where) -> str | None:
         """Why this page cannot be run from this checkout, or None."""
-        if self.driver is not None and not (DRIVERS / f"{self.driver}.json").is_file():
+        if self.driver is not None and not (where.drivers / f"{self.driver}.json").is_file():
             return f"no dock driver drivers/{self.driver}.json in this checkout"
-        if self.key != "ours" and not (self.directory / "node_modules").is_dir():
-            return f"{self.directory.name} is not installed (./scripts/bootstrap)"
+        if self.key != "ours" and not (self.directory(where) / "node_modules").is_dir():
+            return f"{self.directory(where).name} is not installed (./scripts/bootstrap)"
         return None
 
-    def versions(self) -> str:
+    def versions(self, where: Where) -> str:
         if not self.packages:
             return "this checkout's runtime (pling_harness/web/runtime)"
-        pinned = json.loads((self.directory / "package.json").read_text())["dependencies"]
+        manifest = self.directory(where) / "package.json"
+        pinned = json.loads(manifest.read_text(encoding="utf-8"))["dependencies"]
         return ", ".join(f"`{name}` {pinned[name]}" for name in self.packages if name in pinned)
 
 
@@ -148,13 +165,15 @@ PAGES = (
 
 
 @contextmanager
-def served(page: Page, model_port: int, mode: str | None = None) -> Iterator[str]:
-    """`pling-tutorial dev r-15 --page <mode or page>` with its model on `model_port`; its
-    URL (`mode`: another way `dev` serves the page, e.g. copilotkit-build)."""
+def served(where: Where, page: Page, model_port: int, mode: str | None = None
+           ) -> Iterator[str]:
+    """`pling-tutorial dev <tutorial> --page <mode or page>` with its model on `model_port`;
+    its URL (`mode`: another way `dev` serves the page, e.g. copilotkit-build)."""
     process = subprocess.Popen(
-        [str(PLING_TUTORIAL), "dev", "r-15", "--page", mode or page.key, "--port", "0",
+        [*PLING_TUTORIAL, "dev", where.tutorial.id, "--root", str(where.root),
+         "--page", mode or page.key, "--port", "0",
          "--model-url", f"http://127.0.0.1:{model_port}/v1"],
-        cwd=PROJECT_ROOT, text=True, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+        cwd=where.root, text=True, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     assert process.stdout is not None
     try:
         for line in process.stdout:
@@ -162,38 +181,41 @@ def served(page: Page, model_port: int, mode: str | None = None) -> Iterator[str
             if found:
                 yield found.group(1)
                 return
-        raise SystemExit(f"dev --page {mode or page.key} did not start")
+        raise UsageError(f"dev --page {mode or page.key} did not start")
     finally:
         process.terminate()
         process.communicate(timeout=60)
 
 
-def run_checks(page: Page, locale: str, runs: Path) -> None:
+def run_checks(where: Where, page: Page, locale: str, runs: Path,
+               selection: str | None = None) -> None:
     report = runs / f"{page.key}.{locale}.json"
-    command = [str(PLING_TUTORIAL), "check", "r-15", "--locale", locale,
-               "--pling-report", str(report), "-q", "-p", "no:randomly"]
+    command = [*PLING_TUTORIAL, "check", where.tutorial.id, "--root", str(where.root),
+               "--locale", locale, "--pling-report", str(report), "-q", "-p", "no:randomly",
+               *(["-k", selection] if selection else [])]
     print(f"frameworks: {page.key} in {locale}", flush=True)
     if page.key == "ours":
-        subprocess.run(command, cwd=PROJECT_ROOT, check=False)
+        subprocess.run(command, cwd=where.root, check=False)
         return
     model_port = free_port("127.0.0.1")
-    with served(page, model_port) as url:
+    with served(where, page, model_port) as url:
         assert page.driver is not None
         subprocess.run([*command, "--base-url", url, "--model-port", str(model_port),
-                        "--driver", page.driver], cwd=PROJECT_ROOT, check=False)
+                        "--driver", page.driver], cwd=where.root, check=False)
 
 
-def run_replay() -> int:
-    """Replay both frameworks' bugs; the command rewrites docs/release-replay.md's table.
-    Its exit code: 0 every bug as expected, 1 an error or a row not as expected, 3 some bug
-    not replayed (each row says why)."""
-    code = subprocess.run([sys.executable, str(REPLAY), "--table", str(REPLAY_DOC)],
-                          cwd=PROJECT_ROOT, check=False).returncode
+def run_replay(where: Where) -> int:
+    """Replay both frameworks' bugs (`releases --bugs`), which rewrites
+    docs/release-replay.md's table. Its exit code: 0 every bug as expected, 1 an error or a
+    row not as expected, 3 some bug not replayed (each row says why)."""
+    code = subprocess.run([*PLING_TUTORIAL, "releases", where.tutorial.id, "--root",
+                           str(where.root), "--bugs", "--table",
+                           str(where.root / REPLAY_DOC)],
+                          cwd=where.root, check=False).returncode
     if code != 0:
         print(f"frameworks: the replay exited {code}: "
               f"{'some bug was not replayed' if code == 3 else 'a row is not as expected'} "
-              f"(see the outcome column of {REPLAY_DOC.relative_to(PROJECT_ROOT)})",
-              flush=True)
+              f"(see the outcome column of {REPLAY_DOC})", flush=True)
     return code
 
 
@@ -223,7 +245,7 @@ def cell(tests: list[TestRecord], reproductions: tuple[str, ...] = ()) -> str:
     return "n/a: " + "; ".join(r.replace("|", "\\|") for r in reasons)
 
 
-def page_results(page: Page, runs: Path, locales: tuple[str, ...]
+def page_results(where: Where, page: Page, runs: Path, locales: tuple[str, ...]
                  ) -> tuple[dict[str, list[TestRecord]], str]:
     """Each guarantee's checks on `page`, and a line saying what was run."""
     by_guarantee: dict[str, list[TestRecord]] = defaultdict(list)
@@ -239,21 +261,22 @@ def page_results(page: Page, runs: Path, locales: tuple[str, ...]
             for guarantee in test.guarantees:
                 by_guarantee[guarantee].append(test)
     if not found:
-        why = page.missing() or "no kept run"
+        why = page.missing(where) or "no kept run"
         return by_guarantee, f"not run: {why}"
     return by_guarantee, "run in " + ", ".join(found)
 
 
-def replay_table() -> list[str]:
+def replay_table(root: Path) -> list[str]:
     """The replay command's last table (docs/release-replay.md), or why there is none."""
-    text = REPLAY_DOC.read_text(encoding="utf-8") if REPLAY_DOC.is_file() else ""
+    path = root / REPLAY_DOC
+    text = path.read_text(encoding="utf-8") if path.is_file() else ""
     if REPLAY_BEGIN not in text or REPLAY_END not in text:
-        return [f"Not run: {REPLAY_DOC.relative_to(PROJECT_ROOT)} holds no replay table."]
+        return [f"Not run: {REPLAY_DOC} holds no replay table."]
     return text.split(REPLAY_BEGIN, 1)[1].split(REPLAY_END, 1)[0].strip().splitlines()
 
 
-def render(runs: Path, locales: tuple[str, ...]) -> str:
-    results = {page.key: page_results(page, runs, locales) for page in PAGES}
+def render(where: Where, runs: Path, locales: tuple[str, ...]) -> str:
+    results = {page.key: page_results(where, page, runs, locales) for page in PAGES}
     guarantees = sorted({g for by, _ in results.values() for g in by})
     lines = [
         "# Frameworks side by side",
@@ -264,19 +287,18 @@ def render(runs: Path, locales: tuple[str, ...]) -> str:
         "guarantee that could run passed; **n/a**: the framework does not offer what the",
         "guarantee needs (the driver's reason), never a pass; **fails**: the first failure.",
         "",
-        "Generated by `.venv/bin/python scripts/frameworks_page.py` from its kept runs",
-        f"(`{runs.relative_to(PROJECT_ROOT) if runs.is_relative_to(PROJECT_ROOT) else runs}`);"
-        " do not edit by hand.",
+        f"Generated by `pling-tutorial frameworks {where.tutorial.short_id}` from its kept runs",
+        f"(`{where.shown(runs)}`); do not edit by hand.",
         "",
         "| page | framework | pinned | run |",
         "|---|---|---|---|",
     ]
     for page in PAGES:
-        lines.append(f"| {page.title} | {page.framework} | {page.versions()} | "
+        lines.append(f"| {page.title} | {page.framework} | {page.versions(where)} | "
                      f"{results[page.key][1]} |")
     lines += ["", "| guarantee | " + " | ".join(p.title for p in PAGES) + " |",
               "|---|" + "---|" * len(PAGES)]
-    breaks = found_breaks()
+    breaks = found_breaks(where.root)
     for guarantee in guarantees:
         cells = [cell(results[p.key][0].get(guarantee, []),
                       tuple(slug for slug, found in breaks.items()
@@ -286,56 +308,72 @@ def render(runs: Path, locales: tuple[str, ...]) -> str:
     lines += ["", "## Released versions that broke a promise", "",
               "Each framework's bugs, on its last buggy and its first fixed release (an open",
               "bug: on the newest release it shows on): the table",
-              "`scripts/release_replay/replay_all.py --table docs/release-replay.md` last wrote",
+              f"`pling-tutorial releases {where.tutorial.short_id} --bugs --table "
+              "docs/release-replay.md` last wrote",
               "(docs/release-replay.md says how each bug is replayed and what each outcome",
               "means: **caught** only when a check of each expected guarantee failed with that",
               "guarantee's violation; **error** when a page, a server or a check could not be",
-              "judged; this script's `--replay` runs it again).", "", *replay_table()]
-    table = "\n".join(replay_table())
+              "judged; this command's `--replay` runs it again).", "",
+              *replay_table(where.root)]
+    table = "\n".join(replay_table(where.root))
     missing = [page.title for page in PAGES if page.driver and f"| {page.key} |" not in table]
     if missing:
         lines += ["", f"Not in that table: {', '.join(missing)} (its bugs were not replayed "
-                  "when the table was last written; `replay_all.py` with no `--page` replays "
+                  "when the table was last written; `releases --bugs` with no `--page` replays "
                   "both pages)."]
     lines += ["", *found_section(breaks)]
     return "\n".join(lines) + "\n"
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--runs", type=Path, default=PROJECT_ROOT / "out" / "frameworks")
-    parser.add_argument("--pages", nargs="+", choices=[p.key for p in PAGES],
-                        default=[p.key for p in PAGES])
-    parser.add_argument("--locales", nargs="+", choices=LOCALES, default=list(LOCALES))
-    parser.add_argument("--render-only", action="store_true")
-    parser.add_argument("--replay", action="store_true")
-    parser.add_argument("--found-only", action="store_true",
-                        help="rewrite only the page's Found block from fixtures/found/")
-    parser.add_argument("--out", type=Path, default=DOC)
-    args = parser.parse_args(argv)
+def run_frameworks(args: argparse.Namespace) -> int:
+    root = tutorial_root(args)
+    where = Where(root, load_tutorial(args.tutorial, root))
+    out: Path = (args.out or root / DOC).resolve()
     if args.found_only:
-        write_found_only(args.out)
-        print(f"frameworks: wrote the Found block of {args.out}")
+        if not out.is_file():
+            raise UsageError(f"{out}: no such page to rewrite the Found block of")
+        write_found_only(out, root)
+        print(f"frameworks: wrote the Found block of {out}")
         return 0
-    runs: Path = args.runs.resolve()
+    runs: Path = (args.runs or root / "out" / "frameworks").resolve()
     runs.mkdir(parents=True, exist_ok=True)
     if not args.render_only:
         for page in PAGES:
             if page.key not in args.pages:
                 continue
-            why = page.missing()
+            why = page.missing(where)
             if why is not None:
                 print(f"frameworks: {page.key} not run: {why}", flush=True)
                 continue
             for locale in args.locales:
-                run_checks(page, locale, runs)
-
-    replayed = run_replay() if args.replay and not args.render_only else 0
-    args.out.write_text(render(runs, tuple(LOCALES)), encoding="utf-8")
-    print(f"frameworks: wrote {args.out}")
+                run_checks(where, page, locale, runs, args.checks)
+    replayed = run_replay(where) if args.replay and not args.render_only else 0
+    out.write_text(render(where, runs, tuple(LOCALES)), encoding="utf-8")
+    print(f"frameworks: wrote {out}")
     # The page is written either way; a replay that was not as expected is not hidden.
     return replayed
 
 
-if __name__ == "__main__":
-    sys.exit(main())
+def add_frameworks_command(subparsers: SubParsers) -> None:
+    parser = subparsers.add_parser(
+        "frameworks", help="write docs/frameworks.md from runs of each framework page",
+        description=(__doc__ or "").split("\n\n")[0])
+    parser.add_argument("tutorial", help="tutorial id or short id")
+    parser.add_argument("--runs", type=Path,
+                        help="keep each run's JSON report here (default: out/frameworks/)")
+    parser.add_argument("--pages", nargs="+", choices=[p.key for p in PAGES],
+                        default=[p.key for p in PAGES], help="run these pages only")
+    parser.add_argument("--locales", nargs="+", choices=LOCALES, default=list(LOCALES))
+    parser.add_argument("-k", dest="checks", metavar="EXPR",
+                        help="run only these checks (a pytest -k expression): a small "
+                        "selection, e.g. to try the command; the page then shows only them")
+    parser.add_argument("--render-only", action="store_true",
+                        help="write the page from the kept runs, running nothing")
+    parser.add_argument("--replay", action="store_true",
+                        help="also replay the declared bugs (releases --bugs --table "
+                        "docs/release-replay.md; slow: old releases)")
+    parser.add_argument("--found-only", action="store_true",
+                        help="rewrite only the page's Found block from fixtures/found/")
+    parser.add_argument("--out", type=Path, help="the page to write (default: docs/frameworks.md)")
+    add_root_option(parser)
+    parser.set_defaults(handler=run_frameworks)
