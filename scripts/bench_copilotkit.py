@@ -23,10 +23,10 @@ import sys
 import tempfile
 from pathlib import Path
 
-from frameworks_page import PAGES, served
-
+from pling_harness.cli.frameworks_page import PAGES, Where, served
 from pling_harness.mutation.served import free_port
 from pling_harness.plugin.report import SuiteReport
+from pling_harness.project.tutorials import load_tutorial
 
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
 PLING_TUTORIAL = Path(sys.executable).parent / "pling-tutorial"
@@ -60,7 +60,8 @@ def main() -> int:
     ratios = []
     per_check: dict[str, list[float]] = {}
     model_port = free_port("127.0.0.1")
-    with (served(copilotkit, model_port, args.page) as url,
+    where = Where(PROJECT_ROOT, load_tutorial("r-15", PROJECT_ROOT))
+    with (served(where, copilotkit, model_port, args.page) as url,
           tempfile.TemporaryDirectory() as scratch):
         theirs = [*check, "--base-url", url, "--model-port", str(model_port),
                   "--driver", "copilotkit"]

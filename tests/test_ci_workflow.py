@@ -116,3 +116,22 @@ def test_workflow_runs_on_pull_requests_and_pushes_to_main(workflow: dict[Any, A
     triggers = workflow[True]
 
     assert "pull_request" in triggers and triggers["push"]["branches"] == ["main"]
+
+
+def test_a_framework_upgrade_is_gated_on_the_promises_of_the_releases_it_crosses(
+    workflow: dict[Any, Any]
+) -> None:
+    job = workflow["jobs"]["framework-upgrade"]
+    [versions] = [step for step in job["steps"] if step.get("id") == "versions"]
+    [gate] = [run for run in job_runs(workflow, "framework-upgrade") if "releases r-15" in run]
+    manifest = job["env"]["PAGE_MANIFEST"]
+
+    assert job["if"] == "github.event_name == 'pull_request'"
+    assert (PROJECT_ROOT / manifest).is_file()
+    # The pinned release from the pull request's base, the proposed one from its head.
+    assert "git show origin/${{ github.base_ref }}:$PAGE_MANIFEST" in versions["run"]
+    assert gate.startswith("./scripts/bootstrap && .venv/bin/pling-tutorial releases r-15 "
+                           "--page ai-sdk --package ai --from ${{ steps.versions.outputs.from "
+                           "}} --to ${{ steps.versions.outputs.to }}")
+    assert '-k "$GATED_CHECKS"' in gate and "--each" not in gate  # bisected
+    assert uploads(workflow, "framework-upgrade")["out/releases"]["if"] == "always()"

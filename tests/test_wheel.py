@@ -136,6 +136,14 @@ def test_wheel_metadata_has_the_license_and_a_long_description_an_index_can_show
     assert [link for link in links if not link.startswith("https://")] == []
 
 
+def test_the_wheel_has_the_releases_and_frameworks_commands(built: Built) -> None:
+    with zipfile.ZipFile(built.wheel) as archive:
+        names = set(archive.namelist())
+
+    assert {"pling_harness/cli/releases/command.py", "pling_harness/cli/releases/search.py",
+            "pling_harness/cli/frameworks_page.py"} <= names
+
+
 @dataclass(frozen=True)
 class Environment:
     """A fresh virtual environment with the wheel installed."""
@@ -240,6 +248,41 @@ def test_check_base_url_needs_only_the_tutorials_definition(
     assert "29/31 guarantees proven in en, zh; 2 n/a" in done.stdout
 
 
+# A framework's real releases from the npm registry (two of them, one check each: a few
+# minutes, faster once they are in the releases cache): with the slow proofs, `-m mutation`,
+# or alone, `-m releases`.
+RELEASES_R15 = "r-15-confirmation-and-human-handoff"
+RELEASES_RANGE = ("--page", "ai-sdk", "--package", "ai", "--from", "7.0.30", "--to", "7.0.31",
+                  "--with", "@ai-sdk/openai-compatible",
+                  "-k", "denial-respected and test_declared and save_workspace_name",
+                  "--guarantee", "denial-respected")
+
+
+@pytest.mark.mutation
+@pytest.mark.releases
+@pytest.mark.parametrize("environment", ["newest"], indirect=True)
+def test_releases_finds_the_release_that_fixed_a_bug(environment: Environment,
+                                                     tmp_path: Path) -> None:
+    # r-15 and its AI SDK page (sources only: each release brings its own packages) in a
+    # project outside the checkout, so nothing of the checkout's is imported.
+    project = tmp_path / "framework-project"
+    copy_tree(PROJECT_ROOT / "tutorials" / RELEASES_R15, project / "tutorials" / RELEASES_R15)
+    for page in (RELEASES_R15, "r-15-ai-sdk"):
+        copy_tree(PROJECT_ROOT / "fixtures" / page, project / "fixtures" / page,
+                  skip=("node_modules", ".vite-cache"))
+
+    done = environment.run("pling-tutorial", "releases", "r-15", *RELEASES_RANGE,
+                           cwd=project, check=False)
+
+    # vercel/ai#17136: a denial left the call looking pending until ai 7.0.31.
+    rows = [line for line in done.stdout.splitlines() if line.startswith("| denial-respected")]
+    assert len(rows) == 1, done.stdout[-3000:] + done.stderr[-3000:]
+    cells = [cell.strip() for cell in rows[0].split("|")]
+    assert cells[3].startswith("ai@7.0.30 ") and cells[4].startswith("ai@7.0.31 "), rows[0]
+    assert "7.0.30 breaks, 7.0.31 keeps" in cells[5]
+    assert done.returncode == 0, done.stdout[-3000:]
+
+
 def test_an_unrelated_project_beside_it_passes(environment: Environment, tmp_path: Path) -> None:
     (tmp_path / "test_unrelated.py").write_text(UNRELATED_TEST, encoding="utf-8")
 
@@ -275,9 +318,10 @@ class ServedPage:
             self.process.communicate(timeout=30)
 
 
-def copy_tree(source: Path, target: Path) -> None:
+def copy_tree(source: Path, target: Path, skip: tuple[str, ...] = ()) -> None:
     for path in source.rglob("*"):
-        if path.is_file() and "__pycache__" not in path.parts:
+        parts = path.relative_to(source).parts
+        if path.is_file() and "__pycache__" not in parts and not set(parts) & set(skip):
             (target / path.relative_to(source)).parent.mkdir(parents=True, exist_ok=True)
             (target / path.relative_to(source)).write_bytes(path.read_bytes())
 

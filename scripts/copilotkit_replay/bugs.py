@@ -2,7 +2,8 @@
 not catch through the copilotkit driver yet, each with a reproduction against the r-15
 CopilotKit page in Chromium (plain Playwright): `reproduce(page, served)` returns what it saw
 when the bug shows, or None when the page kept the promise. The bugs the checks catch are
-data (tutorials/r-15-…/mutation/releases-copilotkit.json, scripts/release_replay/).
+data (tutorials/r-15-…/mutation/releases-copilotkit.json, `pling-tutorial releases r-15
+--bugs`).
 
 - CK-2310 (a v1 handler runs again): needs the page on CopilotKit's v1 API (replay/v1/),
   which the copilotkit driver does not read (v1's sidebar, no human-in-the-loop cards)."""

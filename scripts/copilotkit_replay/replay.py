@@ -1,7 +1,9 @@
 """Replay CopilotKit's fixed bugs that r-15's checks do not catch yet (bugs.py says why)
 against the r-15 CopilotKit page: each on its last buggy release (the bug must show) and its
-first fixed one (it must not), in Chromium. `scripts/release_replay/replay_all.py` runs them
-too, after the bugs the checks catch.
+first fixed one (it must not), in Chromium. A developer's reproduction, not a check: it
+needs this checkout's page, its kept locks and its v1 overlay (fixtures/r-15-copilotkit/
+replay/), and what it finds is "reproduced", never "caught", so it is not behind
+`pling-tutorial releases` (whose verdicts come from check reports only) and not in the wheel.
 
     .venv/bin/python scripts/copilotkit_replay/replay.py            # every bug
     .venv/bin/python scripts/copilotkit_replay/replay.py CK-2310    # one
