@@ -14,7 +14,7 @@ cap's notice (its loop stops silently at its own cap) and what keys do to "alway
 (it offers none). And one break CopilotKit leaves, found by a check: a model's image URL
 fetched from another site (`model-text-inert`). The provider's faults run (the check hosts the
 model) and the page's chat `onError` tells them; an unknown tool name, CopilotKit's break,
-fails saying what its user sees. The whole suite on this page is `scripts/frameworks_page.py`
+fails saying what its user sees. The whole suite on this page is `pling-tutorial frameworks r-15`
 (figures in docs/measurements.md).
 """
 

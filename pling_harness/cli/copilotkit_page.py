@@ -2,7 +2,7 @@
 assistant built on CopilotKit (`fixtures/<short id>-copilotkit/`), CopilotKit's runtime
 inside Vite's server calling the model on OpenAI's wire at a base URL (PLING_OPENAI_BASE_URL,
 as the AI SDK page's server does). The bug replay serves a copy of the page on another
-CopilotKit release the same way (scripts/release_replay/)."""
+CopilotKit release the same way (`pling-tutorial releases`, pling_harness/cli/releases/)."""
 
 from __future__ import annotations
 
