@@ -193,6 +193,8 @@ def test_each_release_reads_every_change_in_version_order() -> None:
      "no framework page 'react'"),
     (["--bugs", "--page", "react"], "no declared bugs for page ['react']"),
     (["--bugs", "no-such-bug"], "no bug named ['no-such-bug']"),
+    (["--page", "ai-sdk", "--package", "ai", "--from", "7.0.30", "--to", "7.0.31", "--bug",
+      "no-such-bug"], "no declared bug 'no-such-bug' on page ai-sdk"),
     (["--bugs", "--page", "ai-sdk", "no-such-bug"], "no bug named ['no-such-bug']"),
     (["--bugs", "--page", "ai-sdk", "--no-such-option"], "unrecognized arguments"),
     (["--table", "docs/release-replay.md", "--page", "ai-sdk"], "go with --bugs"),
@@ -203,3 +205,43 @@ def test_bad_input_is_a_usage_line_and_runs_nothing(
 
     assert code == 2
     assert said in capsys.readouterr().err
+
+
+def test_the_command_bisects_a_range_with_a_declared_bugs_page_and_prints_the_pair(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    from pling_harness.cli.releases import seats
+    from pling_harness.mutation.releases import PageSwap, ReleasePins
+
+    asked: list[tuple[str, str, tuple[PageSwap, ...]]] = []
+
+    def replay(place: object, checks: str, pins: ReleasePins, folder: Path,
+               swaps: tuple[PageSwap, ...] = (), serve: object = None) -> list[CheckRun]:
+        version = pins.packages["ai"]
+        asked.append((version, checks, swaps))
+        broken = registry.compare(version, "7.0.138") < 0
+        return [run_of((OTHER, "failed", violation(OTHER)) if broken else (OTHER, "passed", None))]
+
+    published = [f"7.0.{n}" for n in range(120, 160)] + ["7.0.140-beta.1"]
+    monkeypatch.setattr(registry, "registry_versions", lambda package: published)
+    monkeypatch.setattr(registry, "release_pins", lambda package, versions, companions: {
+        v: ReleasePins(packages={"ai": v, **{c: "1.0.0" for c in companions}})
+        for v in versions})
+    monkeypatch.setattr(seats, "replay_release", replay)
+
+    code = main(["releases", "r-15", "--root", str(PROJECT_ROOT), "--page", "ai-sdk",
+                 "--package", "ai", "--from", "7.0.130", "--to", "7.0.145", "--runs",
+                 str(tmp_path), "--bug", "vercel-ai-17033-approval-skipped-by-a-later-message"])
+
+    said = capsys.readouterr().out
+    [row] = [line for line in said.splitlines() if line.startswith("| approval-honoured")]
+    cells = [cell.strip() for cell in row.split("|")]
+    assert code == 0
+    assert cells[3].startswith("ai@7.0.137 ") and cells[4].startswith("ai@7.0.138 ")
+    # The bug's checks and its page swaps on every release; each release tried once, and
+    # the page's own package that pins ai exactly (@ai-sdk/react) set with each.
+    assert {checks for _, checks, _ in asked} == {
+        "test_an_approved_call_runs_even_when_a_message_follows_the_approval"}
+    assert all(len(swaps) == 1 for _, _, swaps in asked)
+    assert len(asked) == len({version for version, _, _ in asked}) <= 7
+    assert "with @ai-sdk/react released with each" in said

@@ -32,7 +32,12 @@ from pling_harness.cli.usage import (
     offered_locale,
     tutorial_root,
 )
-from pling_harness.mutation.releases import EXACT_VERSION, ReleasePins, releases_cache
+from pling_harness.mutation.releases import (
+    EXACT_VERSION,
+    PageSwap,
+    ReleasePins,
+    releases_cache,
+)
 from pling_harness.project.tutorials import load_tutorial
 
 EXIT_BREAKS_OR_ERROR = 1
@@ -73,6 +78,10 @@ def add_releases_command(subparsers: SubParsers) -> None:
     parser.add_argument("-k", dest="checks", metavar="EXPR",
                         help="the checks to run on each release (a pytest -k expression; "
                         "default: every check of the page: one seat each, slow)")
+    parser.add_argument("--bug", metavar="NAME",
+                        help="with a range: the page as the declared bug NAME replays it (its "
+                        "page_swaps), its checks as the default -k and its expected "
+                        "guarantees as the default --guarantee")
     parser.add_argument("--guarantee", action="append", default=[],
                         help="report only this guarantee (repeatable; default: every "
                         "guarantee the checks carry)")
@@ -99,6 +108,8 @@ def run_releases(args: argparse.Namespace) -> int:
         raise UsageError(f"unrecognized arguments: {' '.join(options)}")
     args.bugs = [*args.bugs, *args.pytest_args]
     if args.declared:
+        if args.bug is not None:
+            raise UsageError("--bug goes with a range (--bugs takes bug names)")
         return run_declared(args, Place(root, tutorial, "", locale))
     if args.bugs or args.table:
         raise UsageError("bug names and --table go with --bugs")
@@ -170,6 +181,15 @@ def companion_majors(place: Place, names: Sequence[str]) -> dict[str, int]:
 def run_range(args: argparse.Namespace, place: Place) -> int:
     started = time.monotonic()
     package: str = args.package
+    swaps: tuple[PageSwap, ...] = ()
+    if args.bug is not None:
+        bug = next((bug for bug in declared.declared_bugs(place).get(place.page, ())
+                    if bug.name == args.bug), None)
+        if bug is None:
+            raise UsageError(f"no declared bug {args.bug!r} on page {place.page}")
+        swaps = bug.page_swaps
+        args.checks = args.checks or bug.checks
+        args.guarantee = args.guarantee or list(bug.expected)
     try:
         versions = registry.versions_in_range(registry.registry_versions(package), args.low,
                                               args.high, prereleases=args.prereleases)
@@ -194,7 +214,7 @@ def run_range(args: argparse.Namespace, place: Place) -> int:
     def attempt(version: str) -> Sequence[CheckRun]:
         release = pins[version]
         print(f"releases: trying {seats.release_name(release)}", flush=True)
-        found = seats.replay_release(place, checks, release, runs / version)
+        found = seats.replay_release(place, checks, release, runs / version, swaps)
         states = search.guarantee_states(found, args.guarantee
                                          or search.discovered_guarantees(found) or ["(any)"])
         for guarantee, (state, why) in states.items():
