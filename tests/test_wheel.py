@@ -263,11 +263,12 @@ RELEASES_RANGE = ("--page", "ai-sdk", "--package", "ai", "--from", "7.0.30", "--
 @pytest.mark.parametrize("environment", ["newest"], indirect=True)
 def test_releases_finds_the_release_that_fixed_a_bug(environment: Environment,
                                                      tmp_path: Path) -> None:
-    # r-15 and its AI SDK page (sources only: each release brings its own packages) in a
-    # project outside the checkout, so nothing of the checkout's is imported.
+    # r-15, its AI SDK page (sources only: each release brings its own packages) and the
+    # Vite guard it imports, in a project outside the checkout: nothing of the checkout's
+    # is imported.
     project = tmp_path / "framework-project"
     copy_tree(PROJECT_ROOT / "tutorials" / RELEASES_R15, project / "tutorials" / RELEASES_R15)
-    for page in (RELEASES_R15, "r-15-ai-sdk"):
+    for page in (RELEASES_R15, "r-15-ai-sdk", "pling-vite"):
         copy_tree(PROJECT_ROOT / "fixtures" / page, project / "fixtures" / page,
                   skip=("node_modules", ".vite-cache"))
 
@@ -278,7 +279,8 @@ def test_releases_finds_the_release_that_fixed_a_bug(environment: Environment,
     rows = [line for line in done.stdout.splitlines() if line.startswith("| denial-respected")]
     assert len(rows) == 1, done.stdout[-3000:] + done.stderr[-3000:]
     cells = [cell.strip() for cell in rows[0].split("|")]
-    assert cells[3].startswith("ai@7.0.30 ") and cells[4].startswith("ai@7.0.31 "), rows[0]
+    assert cells[3].startswith("ai@7.0.30 ") and cells[4].startswith("ai@7.0.31 "), \
+        done.stdout[-3000:]
     assert "7.0.30 breaks, 7.0.31 keeps" in cells[5]
     assert done.returncode == 0, done.stdout[-3000:]
 
