@@ -245,3 +245,20 @@ def test_the_command_bisects_a_range_with_a_declared_bugs_page_and_prints_the_pa
     assert all(len(swaps) == 1 for _, _, swaps in asked)
     assert len(asked) == len({version for version, _, _ in asked}) <= 7
     assert "with @ai-sdk/react released with each" in said
+
+
+def test_an_invalid_releases_file_is_a_usage_line(tmp_path: Path,
+                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    root = tmp_path / "project"
+    tutorial = PROJECT_ROOT / "tutorials" / "r-15-confirmation-and-human-handoff"
+    copied = root / "tutorials" / tutorial.name
+    for path in tutorial.rglob("*"):
+        if path.is_file() and "__pycache__" not in path.parts:
+            (copied / path.relative_to(tutorial)).parent.mkdir(parents=True, exist_ok=True)
+            (copied / path.relative_to(tutorial)).write_bytes(path.read_bytes())
+    (copied / "mutation" / "releases.json").write_text('{"tutorial": "r-15", "page": 1}')
+
+    code = main(["releases", "r-15", "--root", str(root), "--bugs"])
+
+    assert code == 2
+    assert "releases.json" in capsys.readouterr().err

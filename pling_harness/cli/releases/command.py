@@ -35,7 +35,9 @@ from pling_harness.cli.usage import (
 from pling_harness.mutation.releases import (
     EXACT_VERSION,
     PageSwap,
+    ReleaseBug,
     ReleasePins,
+    ReleasesFileError,
     releases_cache,
 )
 from pling_harness.project.tutorials import load_tutorial
@@ -131,8 +133,16 @@ def run_releases(args: argparse.Namespace) -> int:
     return run_range(args, place)
 
 
+def declared_bugs(place: Place) -> dict[str, tuple[ReleaseBug, ...]]:
+    """The tutorial's declared bugs by page; an invalid releases file is a usage line."""
+    try:
+        return declared.declared_bugs(place)
+    except ReleasesFileError as error:
+        raise UsageError(str(error)) from None
+
+
 def run_declared(args: argparse.Namespace, place: Place) -> int:
-    by_page = declared.declared_bugs(place)
+    by_page = declared_bugs(place)
     pages = args.page or list(by_page)
     unknown_pages = sorted(set(pages) - set(by_page))
     if unknown_pages:
@@ -183,7 +193,7 @@ def run_range(args: argparse.Namespace, place: Place) -> int:
     package: str = args.package
     swaps: tuple[PageSwap, ...] = ()
     if args.bug is not None:
-        bug = next((bug for bug in declared.declared_bugs(place).get(place.page, ())
+        bug = next((bug for bug in declared_bugs(place).get(place.page, ())
                     if bug.name == args.bug), None)
         if bug is None:
             raise UsageError(f"no declared bug {args.bug!r} on page {place.page}")
