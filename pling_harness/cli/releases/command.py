@@ -57,7 +57,10 @@ def add_releases_command(subparsers: SubParsers) -> None:
         "runs in a seat of its own (page, fixture server, model port), through the page's "
         "dock driver; releases are installed once per machine, cached in "
         f"$PLING_RELEASES_CACHE (else {releases_cache()}). An install, a page or a check "
-        "that errors is an error, never a break. Exit 0, 1 or 3 (the docs say which).")
+        "that errors is an error, never a break. Exit, a range: 0 every guarantee judged "
+        "and kept on --to, 1 one breaks on --to or an end could not be judged, 3 kept but a "
+        "release between could not be judged; --bugs: 0 every bug as expected, 1 not, 3 "
+        "some bug not replayed; 2 bad input.")
     parser.add_argument("tutorial", help="tutorial id or short id")
     parser.add_argument("bugs", nargs="*", metavar="BUG",
                         help="with --bugs: the declared bugs to replay (default: all)")
