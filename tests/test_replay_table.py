@@ -88,3 +88,19 @@ def test_the_exit_code_says_whether_every_row_was_replayed_as_expected(
         outcomes: list[RowOutcome], code: int) -> None:
     assert exit_code([row("ai-sdk", f"b-{i}", "-", outcome)
                       for i, outcome in enumerate(outcomes)]) == code
+
+
+def test_the_pages_keep_their_place_in_the_table_whatever_order_the_files_give(
+        tmp_path: Path) -> None:
+    document = tmp_path / "replay.md"
+    first = table([row("ai-sdk", "a-1", "old"), row("copilotkit", "c-1", "old")])
+    document.write_text(f"{BEGIN}\n{first}{END}\n")
+
+    write_table(document, [row("ai-sdk", "a-1", "new")], ["ai-sdk"], set(),
+                ("copilotkit", "ai-sdk", "assistant-ui"))
+    write_table(document, [row("assistant-ui", "u-1", "new")], ["assistant-ui"], set(),
+                ("copilotkit", "ai-sdk", "assistant-ui"))
+
+    assert [bug for bug, _, _ in rows_in(document)] == [
+        "[a-1](https://example.com/a-1)", "[c-1](https://example.com/c-1)",
+        "[u-1](https://example.com/u-1)"]

@@ -175,8 +175,8 @@ def write_table(path: Path, rows: list[Row], pages: Sequence[str], names: set[st
                 order: Sequence[str]) -> None:
     """Replace what lies between the markers in `path` (the rest is prose) with the table of
     `rows`, keeping the rows already there that this run did not replay (another page, or a
-    bug not named), pages in `order`: a replay of one page or one bug leaves the others'
-    last run in the table."""
+    bug not named), each page where the table had it (a new one after, in `order`): a
+    replay of one page or one bug leaves the others' last run in the table."""
     document = path.read_text(encoding="utf-8")
     if BEGIN not in document or END not in document:
         raise TableError(f"{path} has no {BEGIN} … {END} markers to write the table between")
@@ -191,7 +191,9 @@ def write_table(path: Path, rows: list[Row], pages: Sequence[str], names: set[st
             lines.append(fresh.pop((page, bug)))  # in its place
         elif page not in pages or (names and bug not in names):
             lines.append(line)  # not replayed by this run
-    ranks = {page: index for index, page in enumerate(order)}
+    # Pages keep their place in the table; a page new to it goes after them, in `order`.
+    kept_order = [row_cells(line)[0] for line in old.strip().splitlines()[2:]]
+    ranks = {page: index for index, page in enumerate(dict.fromkeys([*kept_order, *order]))}
     lines = sorted(lines + list(fresh.values()),
                    key=lambda line: ranks.get(row_cells(line)[0], len(ranks)))
     path.write_text(f"{head}{BEGIN}\n" + "\n".join([HEADER, RULE, *lines]) + f"\n{END}{tail}",
