@@ -1,5 +1,6 @@
 """Every server the suite starts holds up like the fixture server (issue 39 §1): the AI SDK
-page's chat route (and the assistant-ui page's, the same route under assistant-ui's client), CopilotKit's runtime inside Vite's server, and Vite's dev and preview
+page's chat route (and the assistant-ui page's, the same route under assistant-ui's client),
+CopilotKit's runtime inside Vite's server, and Vite's dev and preview
 servers with their proxies in front of the business API. Over plain HTTP against the real
 servers `pling-tutorial dev` starts (a raw socket for a request line in absolute form):
 
