@@ -7,7 +7,8 @@ its environment; the check then hosts the model on that port:
     pling-tutorial check r-15 --base-url http://127.0.0.1:P --model-port M --driver assistant-ui
 
 A representative selection, zh and en: approvals asked, allowed and denied, the human's step
-cancelled, faults told, and the promises assistant-ui does not make ("always allow", a handoff
+cancelled, an unknown action told, assistant-ui's open break caught (a model's markdown image
+fetched from another site), and the promises assistant-ui does not make ("always allow", a handoff
 timer) reported n/a with the driver's reason, never passed. The whole suite on this page is a
 separate run (docs/assistant-ui.md).
 """
@@ -45,12 +46,16 @@ SELECTION = " or ".join([
     "test_one_approval_sent_twice_in_one_request_runs_the_action_once",
     "save_workspace_name-session-grant-for-ask",  # n/a: assistant-ui grants nothing
     "publish_changes-handoff-timeout",  # n/a: no handoff timer
-    "table-provider-faults",  # the check hosts the model: its faults are the check's to script
+    "table-unknown-action-told",  # told, and the next request answered
+    "save_workspace_name-approval-shows-whole-values",
+    "table-model-text-never-acts",  # fails: assistant-ui's markdown fetches remote images
     "archive_workspace-declared-effect",
     # The gestures need only Allow and Deny; "always allow" has a check of its own.
     "(test_approval_card_stays_open_until_a_decision_button_is_clicked and keys-on-the-page)",
     "test_keys_and_focus_on_always_allow_answer_nothing",  # n/a: no "always allow"
 ])
+# assistant-ui's open break (fixtures/found/assistant-ui-remote-images/): caught, in each locale.
+FAILS = {"table-model-text-never-acts": "guarantee 'model-text-inert' violated"}
 NOT_APPLICABLE = {
     "session-grant-for-ask": "assistant-ui: approval.always:",
     "handoff-timeout": "assistant-ui: handoff.timer:",
@@ -108,13 +113,16 @@ def test_r15_checks_judge_the_assistant_ui_page_through_its_driver_in_both_local
     tests = SuiteReport.read(report).tests
     outcomes = {test.nodeid.split("::")[-1]: (test.outcome, test.reason, test.failure)
                 for test in tests}
-    assert run.returncode == 0, (outcomes, run.stdout[-2000:])
+    assert run.returncode == 1, (outcomes, run.stdout[-2000:])  # 1: the break below
     assert {test.locale for test in tests} == {"zh", "en"}
     proven = [name for name, (outcome, _, _) in outcomes.items() if outcome == "passed"]
     assert len(proven) >= 8, f"only {proven} ran and passed"
-    for name, (outcome, reason, _) in outcomes.items():
+    for name, (outcome, reason, failure) in outcomes.items():
         why = next((why for key, why in NOT_APPLICABLE.items() if key in name), None)
-        if why is None:
+        broken = next((says for key, says in FAILS.items() if key in name), None)
+        if broken is not None:
+            assert outcome == "failed" and broken in (failure or ""), f"{name}: {outcome}"
+        elif why is None:
             assert outcome == "passed", f"{name}: {outcome}"
         else:
             assert outcome == "n/a" and reason is not None and reason.startswith(why), (
