@@ -1,5 +1,6 @@
 """Every server the suite starts holds up like the fixture server (issue 39 §1): the AI SDK
-page's chat route, CopilotKit's runtime inside Vite's server, and Vite's dev and preview
+page's chat route (and the assistant-ui page's, the same route under assistant-ui's client),
+CopilotKit's runtime inside Vite's server, and Vite's dev and preview
 servers with their proxies in front of the business API. Over plain HTTP against the real
 servers `pling-tutorial dev` starts (a raw socket for a request line in absolute form):
 
@@ -36,14 +37,16 @@ from pling_harness.server.runner import TutorialServer
 # The harness's own checkout: the project these tests check.
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
 TUTORIAL = load_tutorial("r-15", PROJECT_ROOT)
+ASSISTANT_UI_PAGE = PROJECT_ROOT / "fixtures" / "r-15-assistant-ui"
 BACKEND = PROJECT_ROOT / "tutorials" / "r-15-confirmation-and-human-handoff" / "backend.py"
 
 # The React page under Vite's dev server and under `vite preview` of its build, and the two
 # framework pages under Vite's dev server (each with its own server code inside Vite).
-PAGES = ("react", "react-build", "ai-sdk", "copilotkit")
-DEV_PAGES = ("react", "ai-sdk", "copilotkit")
+PAGES = ("react", "react-build", "ai-sdk", "copilotkit", "assistant-ui")
+DEV_PAGES = ("react", "ai-sdk", "copilotkit", "assistant-ui")
 # Each framework page's own endpoint that starts an agent run (a state change: it runs tools).
-RUN_ENDPOINTS = {"ai-sdk": "/api/chat", "copilotkit": "/api/copilotkit/agent/default/run"}
+RUN_ENDPOINTS = {"ai-sdk": "/api/chat", "copilotkit": "/api/copilotkit/agent/default/run",
+                 "assistant-ui": "/api/chat"}
 JSON_BODY = {"Content-Type": "application/json"}
 MIB = 1024 * 1024
 # Vite's first start on a loaded machine, a 6 MB upload, a `vite build`.
@@ -89,6 +92,9 @@ def editor(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
 def vite_for(page: str, api: TutorialServer) -> ViteServer:
     if page == "ai-sdk":
         return ai_sdk_vite(ai_sdk_directory(TUTORIAL, PROJECT_ROOT), api_origin=api.url,
+                           model_base_url=model_url(api.url), port=0)
+    if page == "assistant-ui":  # assistant-ui over the AI SDK: Vite under its own Node.js 22
+        return ai_sdk_vite(ASSISTANT_UI_PAGE, api_origin=api.url,
                            model_base_url=model_url(api.url), port=0)
     if page == "copilotkit":
         return copilotkit_vite(react_directory(TUTORIAL, PROJECT_ROOT, "copilotkit"),
@@ -165,7 +171,7 @@ on_framework_pages = pytest.mark.parametrize("served", list(RUN_ENDPOINTS), indi
 
 def a_conversation(page: str, text: str) -> dict[str, Any]:
     """A well-formed request to the page's agent endpoint, whose one message is `text`."""
-    if page == "ai-sdk":
+    if page in ("ai-sdk", "assistant-ui"):  # both send the AI SDK's UI messages
         return {"locale": "en", "messages": [
             {"id": "m1", "role": "user", "parts": [{"type": "text", "text": text}]}]}
     return {"threadId": "t1", "runId": "r1", "state": {}, "tools": [], "context": [],

@@ -121,7 +121,9 @@ def test_r15_pages_release_bugs_are_each_pages_own_file() -> None:
     tutorial = load_tutorial("r-15")
     pages = load_pages_release_bugs(tutorial, PROJECT_ROOT)
 
-    assert set(pages) == {"ai-sdk", "copilotkit"}
+    assert set(pages) == {"ai-sdk", "copilotkit", "assistant-ui"}
+    assert (PROJECT_ROOT / "fixtures" / f"{tutorial.short_id}-assistant-ui").is_dir()
+    assert any(bug.is_open and bug.checks for bug in pages["assistant-ui"].bugs)
     assert pages["ai-sdk"] == load_release_bugs(tutorial, PROJECT_ROOT)
     copilotkit = pages["copilotkit"]
     assert (PROJECT_ROOT / "fixtures" / f"{tutorial.short_id}-copilotkit").is_dir()
