@@ -21,7 +21,7 @@ from pling_harness.cli.usage import (
     wait_for_ctrl_c,
 )
 from pling_harness.project.page_rows import PageRow, PageRowError, placeholder_values
-from pling_harness.project.pages_table import OURS, page_row
+from pling_harness.project.pages_table import OURS, page_row, pages_table
 from pling_harness.project.tutorials import Tutorial, load_tutorial
 from pling_harness.server.page_process import PageProcess, PageStartError, free_port
 from pling_harness.server.runner import TutorialServer
@@ -40,10 +40,12 @@ def run_dev(args: argparse.Namespace) -> int:
         row = page_row(tutorial, root, args.page)
     except PageRowError as error:
         raise UsageError(str(error)) from None
-    if args.model_url is not None and row.served_by_fixture_server:
-        raise UsageError(f"--model-url is for a page whose own server calls the model "
-                         f"(`{{model_url}}` in its row); --page {row.name} calls the fixture "
-                         "server's gateway")
+    if args.model_url is not None and not row.uses("model_url"):
+        calling = [name for name, other in pages_table(tutorial, root).items()
+                   if other.uses("model_url")]
+        raise UsageError(f"--model-url is for --page {' or '.join(calling) or 'NAME'}, "
+                         "whose own server calls the model (`{model_url}` in its row); "
+                         f"--page {row.name} calls the fixture server's gateway")
     if not row.served_by_fixture_server:
         return run_dev_row(tutorial, row, root=root, locale=locale, port=port,
                            model_base_url=args.model_url)

@@ -146,10 +146,11 @@ class PageRow(BaseModel):
     def filled_env(self, values: Mapping[str, str]) -> dict[str, str]:
         return {name: fill(value, values) for name, value in self.env.items()}
 
-    def uses_port(self) -> bool:
+    def uses(self, placeholder: str) -> bool:
+        """Whether any of the row's templates names `placeholder`."""
         every = [self.url, *(self.command or ()), *(self.build_command or ()),
                  *self.env.values()]
-        return any("port" in placeholders_in(template) for template in every)
+        return any(placeholder in placeholders_in(template) for template in every)
 
 
 def origin_of(url: str) -> str:
