@@ -104,7 +104,7 @@ def test_a_projects_rows_join_the_tutorials_and_a_name_twice_is_refused(
     assert row.command == ("npm", "run", "dev", "--", "--port", "{port}")
     (tmp_path / "pyproject.toml").write_text(
         '[[tool.pling.pages]]\nname = "react"\ncommand = ["x"]\n', encoding="utf-8")
-    with pytest.raises(ValueError, match="page 'react' is in .*tutorial.json and in"):
+    with pytest.raises(ValueError, match=r"page 'react' is in .*tutorial.json and in"):
         pages_table(tutorial, tmp_path)
     (tmp_path / "pyproject.toml").write_text(
         '[[tool.pling.pages]]\nname = "x"\ncommand = ["x"]\nport = 3\n', encoding="utf-8")
