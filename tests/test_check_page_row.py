@@ -9,9 +9,11 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import textwrap
+import threading
 from pathlib import Path
 
 import pytest
@@ -166,3 +168,43 @@ def test_a_page_that_does_not_start_is_one_line_and_exit_2(tmp_path: Path) -> No
     assert "exited with code 4 before http://127.0.0.1:" in line
     assert line.endswith("its last lines: Error: Cannot find module vite")
     assert "guarantee " not in done.stdout  # no table of checks that never ran
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+def test_a_run_stopped_by_sigterm_stops_the_page_it_started(tmp_path: Path) -> None:
+    project = user_project(tmp_path / "project", textwrap.dedent(f"""\
+        [[tool.pling.pages]]
+        name = "my-page"
+        command = ["{sys.executable}", "dev_server.py", "--port", "{{port}}"]
+        cwd = "web"
+        env = {{ API_ORIGIN = "{{api_origin}}" }}
+        """))
+    served = project / "web" / "served.log"
+    run = subprocess.Popen(
+        [str(PLING_TUTORIAL), "check", "r-15", "--root", str(project), "--locale", "en",
+         "--page", "my-page", "-k", "test_one_turn or test_confirmation", "-p",
+         "no:cacheprovider"],
+        cwd=project, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    output: list[str] = []
+    reader = threading.Thread(target=lambda: output.extend(run.stdout or ()), daemon=True)
+    reader.start()
+    try:
+        # Until a check has opened the page from the user's server (or the run ended).
+        opened = threading.Event()
+        while not opened.wait(0.1):
+            if served.exists() and "GET /?lang=en" in served.read_text(encoding="utf-8"):
+                opened.set()
+            assert run.poll() is None, "".join(output)[-3000:]
+        assert processes_mentioning("dev_server.py --port"), "the page was never started"
+        run.send_signal(signal.SIGTERM)
+        run.wait(timeout=RUN_TIMEOUT_S)
+    finally:
+        if run.poll() is None:
+            run.kill()
+            run.wait()
+    reader.join(RUN_TIMEOUT_S)
+    if run.stdout is not None:
+        run.stdout.close()
+    assert run.returncode == 128 + signal.SIGTERM, "".join(output)[-2000:]
+    assert "INTERRUPTED (interrupted by SIGTERM)" in "".join(output)
+    assert processes_mentioning("dev_server.py --port") == []
