@@ -79,8 +79,7 @@ def run_dev_row(tutorial: Tutorial, row: PageRow, *, root: Path, locale: str, po
         values = placeholder_values(port=port or free_port(), api_origin=server.url)
         if model_base_url is not None:
             values["model_url"] = model_base_url
-        page = PageProcess(row, root=root, values=values,
-                           echo=lambda line: print(line, end="", flush=True))
+        page = PageProcess(row, root=root, values=values)
         try:
             page.start()
         except PageStartError as error:
@@ -91,6 +90,8 @@ def run_dev_row(tutorial: Tutorial, row: PageRow, *, root: Path, locale: str, po
                   f"{' '.join(page.command)}; API {server.url}; model "
                   f"{values['model_url']})", flush=True)
             print("Press Ctrl-C to stop.", flush=True)
+            # From here on the page's own messages (its guard's refusals among them).
+            page.echo = lambda line: print(line, end="", flush=True)
             wait_for_ctrl_c(while_running=lambda: page.running)
             print(f"{PROGRAM}: error: page {row.name}'s command exited on its own",
                   file=sys.stderr)

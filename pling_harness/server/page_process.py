@@ -81,7 +81,8 @@ def _shown(command: list[str]) -> str:
 class PageProcess:
     """One row's server (see the module). `.url` is the filled URL, `.origin` its origin
     (where the checks open the tutorial's page); `.output` the latest lines it printed;
-    `echo` also prints them (for `dev`)."""
+    `.echo`, when set, is also given each line from then on (`dev` sets it once it has
+    printed the page's address, so that line comes first)."""
 
     def __init__(self, row: PageRow, *, root: Path, values: Mapping[str, str],
                  echo: Callable[[str], None] | None = None) -> None:
@@ -96,7 +97,7 @@ class PageProcess:
         self.environ = {**os.environ, **row.filled_env(values)}
         self.output: deque[str] = deque(maxlen=LINES_KEPT)
         self.reused = False
-        self._echo = echo
+        self.echo = echo
         self._process: subprocess.Popen[str] | None = None
         self._drain: threading.Thread | None = None
 
@@ -181,8 +182,9 @@ class PageProcess:
         with contextlib.suppress(ValueError, OSError):  # closed under us by stop()
             for line in stream:
                 self.output.append(line.rstrip("\n"))
-                if self._echo is not None:
-                    self._echo(line)
+                echo = self.echo
+                if echo is not None:
+                    echo(line)
 
     def _failed(self, command: list[str], how: str) -> str:
         last = [line.strip() for line in self.output if line.strip()][-LINES_SHOWN:]
