@@ -208,3 +208,26 @@ def test_a_run_stopped_by_sigterm_stops_the_page_it_started(tmp_path: Path) -> N
     assert run.returncode == 128 + signal.SIGTERM, "".join(output)[-2000:]
     assert "INTERRUPTED (interrupted by SIGTERM)" in "".join(output)
     assert processes_mentioning("dev_server.py --port") == []
+
+
+def test_pytest_run_directly_starts_the_row_too(tmp_path: Path) -> None:
+    """`pytest <checks> --pling-page NAME`: the same row, started by the plugin."""
+    failing = json.dumps([sys.executable, "-c", "print('no dev server here'); "
+                          "raise SystemExit(5)"])
+    project = user_project(tmp_path / "project", textwrap.dedent(f"""\
+        [[tool.pling.pages]]
+        name = "broken"
+        command = {failing}
+        cwd = "web"
+        """))
+
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", f"tutorials/{TUTORIAL}/checks", "--pling-page",
+         "broken", "--pling-locale", "en", "-k", "test_one_message_sent_in_the_pages_dock",
+         "-p", "no:cacheprovider"],
+        cwd=project, capture_output=True, text=True, timeout=RUN_TIMEOUT_S, check=False)
+
+    assert done.returncode == 2, done.stdout[-3000:] + done.stderr[-2000:]
+    assert "page broken, started: " in done.stdout  # the report header names the row
+    assert "page broken did not start: " in done.stdout
+    assert "exited with code 5" in done.stdout and "no dev server here" in done.stdout
