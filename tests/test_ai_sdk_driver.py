@@ -25,7 +25,7 @@ from pling_harness.plugin.report import SuiteReport
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
 PLING_TUTORIAL = Path(sys.executable).parent / "pling-tutorial"
 PAGE = PROJECT_ROOT / "fixtures" / "r-15-ai-sdk"
-SERVING = re.compile(r"at (http://127\.0\.0\.1:\d+)/\?lang=zh \(AI SDK page")
+SERVING = re.compile(r"at (http://127\.0\.0\.1:\d+)/\?lang=zh \(page ai-sdk:")
 DRIVER = "ai-sdk"
 SELECTION = " or ".join([
     "archive_workspace-approval-before-side-effects",

@@ -35,7 +35,7 @@ from pling_harness.plugin.report import SuiteReport
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
 PLING_TUTORIAL = Path(sys.executable).parent / "pling-tutorial"
 PAGE_INSTALLED = PROJECT_ROOT / "fixtures" / "r-15-copilotkit" / "node_modules" / ".bin" / "vite"
-SERVING = re.compile(r"at (http://127\.0\.0\.1:\d+)/\?lang=zh \(CopilotKit page")
+SERVING = re.compile(r"at (http://127\.0\.0\.1:\d+)/\?lang=zh \(page copilotkit")
 SELECTION = " or ".join([
     "registered-once-as-served",
     "timeout-notice-means-its-code",  # n/a: no handoff timer

@@ -25,7 +25,7 @@ from pling_harness.server.model.scripted import ScriptedModel
 
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
 
-SERVING = re.compile(r"at (http://127\.0\.0\.1:\d+)/\?lang=zh \(AI SDK page.*; model (\S+)\)")
+SERVING = re.compile(r"at (http://127\.0\.0\.1:\d+)/\?lang=zh \(page ai-sdk:.*; model (\S+)\)")
 PLING_TUTORIAL = Path(sys.executable).parent / "pling-tutorial"
 PAGE = PROJECT_ROOT / "fixtures" / "r-15-ai-sdk"
 TUTORIAL = load_tutorial("r-15")

@@ -34,7 +34,7 @@ from pling_harness.server.model_server import ModelServer
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
 
 PLING_TUTORIAL = Path(sys.executable).parent / "pling-tutorial"
-SERVING = re.compile(r"at (http://127\.0\.0\.1:\d+)/\?lang=zh \(CopilotKit page.*; model (\S+)\)")
+SERVING = re.compile(r"at (http://127\.0\.0\.1:\d+)/\?lang=zh \(page copilotkit.*; model (\S+)\)")
 PAGE_INSTALLED = PROJECT_ROOT / "fixtures" / "r-15-copilotkit" / "node_modules" / ".bin" / "vite"
 # The dev server, and the development build under `vite preview` (about 20 s to build).
 PAGES = ("copilotkit", "copilotkit-build")

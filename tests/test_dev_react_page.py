@@ -28,7 +28,7 @@ from pling_harness.project.tutorials import load_tutorial
 # The harness's own checkout: the project these tests check.
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
 
-SERVING = re.compile(r"at (http://127\.0\.0\.1:\d+)/\?lang=zh \(React page")
+SERVING = re.compile(r"at (http://127\.0\.0\.1:\d+)/\?lang=zh \(page react")
 PLING_TUTORIAL = Path(sys.executable).parent / "pling-tutorial"
 START_TIMEOUT_S = 180
 

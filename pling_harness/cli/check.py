@@ -15,6 +15,8 @@ from types import FrameType
 
 from pling_harness.plugin.choices import CHOICES_OPTION
 from pling_harness.plugin.external import CHECKED_TARGET_ENV
+from pling_harness.plugin.external import EXIT_BAD_TARGET as EXIT_REFUSED
+from pling_harness.plugin.interrupt import INTERRUPTED_BY
 from pling_harness.plugin.report import NO_LOCALE, Outcome, SuiteReport
 from pling_harness.project.action_table import check_paths
 from pling_harness.project.paths import TUTORIALS_DIR_NAME
@@ -140,6 +142,17 @@ def run_pytest(command: Sequence[str], *, environ: dict[str, str]) -> tuple[int,
     return exit_code, (received[0][0] if received else None)
 
 
+def refusal(report: SuiteReport, exit_code: int) -> str | None:
+    """The plugin's one line when it refused the run before any check (`pytest.exit` with
+    exit code 2: a page that did not start, or that cannot be checked); else None."""
+    prefix = f"{INTERRUPTED_BY}pytest.exit (pling: "
+    stopped = report.interrupted or ""
+    if exit_code != EXIT_REFUSED or not stopped.startswith(prefix) or \
+            any(test.outcome not in ("not run", "n/a") for test in report.tests):
+        return None
+    return stopped.removeprefix(prefix).removesuffix(")")
+
+
 def take_json_report(pytest_args: Sequence[str]) -> tuple[Path | None, list[str]]:
     """A `--pling-report PATH` among the pytest arguments (the last one wins, as in pytest),
     made absolute from here, and the other arguments."""
@@ -188,6 +201,11 @@ def run_check(
                   file=sys.stderr)
             return exit_code or 1
         report = SuiteReport.read(report_path)
+    refused = refusal(report, exit_code)
+    if refused is not None:
+        # A page that could not be started or checked: its one line, no empty table.
+        print(f"pling-tutorial: error: {refused}", file=sys.stderr)
+        return exit_code
     print()
     base_url = choices.page.value
     if base_url is not None:

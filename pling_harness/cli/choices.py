@@ -10,6 +10,8 @@ from pathlib import Path
 
 from pling_harness.cli.usage import UsageError, holding_tutorials, offered_locale, project_root_of
 from pling_harness.project.dock_driver import DriverError
+from pling_harness.project.page_rows import PageRow, PageRowError
+from pling_harness.project.pages_table import page_row, row_driver
 from pling_harness.project.run_choices import (
     Chosen,
     RunChoices,
@@ -36,10 +38,17 @@ def check_choices(args: argparse.Namespace) -> tuple[RunChoices, Tutorial]:
     if args.model_port is not None and page.value is None:
         raise UsageError("--model-port is for a page served elsewhere whose own server "
                          "calls the model; give its address with --base-url URL too")
+    launch = launch_choice(args, tutorial, root)
+    driver_name = args.driver
+    if driver_name is None and launch is not None:
+        row_file = row_driver(launch.value, tutorial, root)
+        driver_name = str(row_file) if row_file is not None else None
     try:
-        driver = driver_choice(tutorial, root, args.driver, "--driver")
+        driver = driver_choice(tutorial, root, driver_name,
+                               "--driver" if args.driver is not None else
+                               f"`driver` of page {args.page}")
     except DriverError as error:
-        raise UsageError(f"--driver {args.driver}: {error}") from None
+        raise UsageError(f"--driver {driver_name}: {error}") from None
     choices = RunChoices(
         root=chosen_root,
         tutorial=Chosen[str](value=tutorial.id, source=option(
@@ -49,8 +58,28 @@ def check_choices(args: argparse.Namespace) -> tuple[RunChoices, Tutorial]:
         locales=locales_choice(tutorial, args.locale, "--locale"),
         model_port=(no_model_port(page) if args.model_port is None
                     else Chosen[int | None](value=args.model_port,
-                                            source=option("--model-port"))))
+                                            source=option("--model-port"))),
+        launch=launch)
     return choices, tutorial
+
+
+def launch_choice(args: argparse.Namespace, tutorial: Tutorial,
+                  root: Path) -> Chosen[PageRow] | None:
+    """`--page NAME`'s row, when the run starts it (a row with a command); None for the
+    page the fixture server serves itself, or without --page."""
+    if args.page is None:
+        return None
+    if args.base_url or args.model_port is not None:
+        raise UsageError(f"--page {args.page} starts that page over this run's own fixture "
+                         "server; --base-url and --model-port are for a page served "
+                         "elsewhere: give one or the other")
+    try:
+        row = page_row(tutorial, root, args.page)
+    except PageRowError as error:
+        raise UsageError(str(error)) from None
+    if row.served_by_fixture_server:
+        return None
+    return Chosen[PageRow](value=row, source=option(f"--page {args.page}"))
 
 
 def root_choice(args: argparse.Namespace) -> Chosen[str]:

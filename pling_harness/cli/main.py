@@ -140,6 +140,13 @@ def add_check_command(subparsers: SubParsers) -> None:
         "checks that need this harness's own server are reported n/a (external: why); the "
         "checks run one at a time")
     parser.add_argument(
+        "--page", metavar="NAME",
+        help="check the page of this name in the pages table (the tutorial's `pages`, or "
+        "`pages` in [tool.pling]; docs/adding-a-page.md): the run starts its command on a "
+        "free port, over its own fixture server, checks it with the row's driver and stops "
+        "it; a page that does not start is one line and exit 2 (default: the tutorial's "
+        "own page, `ours`)")
+    parser.add_argument(
         "--model-port", metavar="PORT", type=port_number,
         help="with --base-url, for a page whose own server calls the model (started with its "
         "model's base URL at http://127.0.0.1:PORT/v1, e.g. dev --page ai-sdk --model-url): "

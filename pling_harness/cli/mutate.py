@@ -27,6 +27,8 @@ from pling_harness.mutation.catalogue import (
 from pling_harness.mutation.render import render_result_line, render_run
 from pling_harness.mutation.runner import SuiteInvocation, collect_guarantees, run_catalogue
 from pling_harness.mutation.stryker.command import run_generated
+from pling_harness.project.page_rows import PageRowError
+from pling_harness.project.pages_table import page_row
 from pling_harness.project.tutorials import Tutorial, load_tutorial
 
 # Stryker runs of --generated: one mutant at a time unless --jobs says otherwise.
@@ -39,6 +41,10 @@ def run_mutate(args: argparse.Namespace) -> int:
         return run_mutate_generated(args, tutorial, root)
     if args.group or args.force:
         raise UsageError("--group and --force go with --generated")
+    try:
+        page_row(tutorial, root, args.page)
+    except PageRowError as error:
+        raise UsageError(str(error)) from None
     if args.page != "ours" and not (args.external or args.list):
         raise UsageError(f"--page {args.page} goes with --external (that page is served by "
                          "Vite in a dev process of its own)")
@@ -158,14 +164,13 @@ def add_mutate_command(subparsers: SubParsers) -> None:
                         "served by its own `pling-tutorial dev` process and the checks run "
                         "against it with --base-url; a mutant whose guarantees' checks are "
                         "all n/a (external) is reported as such")
-    parser.add_argument("--page", choices=("ours", "react", "ai-sdk", "copilotkit"),
+    parser.add_argument("--page", metavar="NAME",
                         default="ours",
-                        help="with --external: the page whose mutants run; react: the React "
-                        "page's and its bindings' mutants, each copy served by "
-                        "`dev --page react` (Vite); ai-sdk: the AI SDK page's, each copy "
-                        "served by `dev --page ai-sdk` and checked through its dock driver, "
-                        "the run hosting the model its server calls; copilotkit: the CopilotKit "
-                        "page's, the same way (default: ours)")
+                        help="with --external: the row of the pages table whose mutants run, "
+                        "each copy served by `dev --page NAME` from the copy (r-15: react, "
+                        "its and its bindings' mutants; ai-sdk and copilotkit, checked "
+                        "through their dock drivers, the run hosting the model their server "
+                        "calls); default: ours")
     parser.add_argument("--generated", action="store_true",
                         help="machine-made mutants: run StrykerJS (installs it with npm ci the "
                         "first time; needs Node.js >= 20); incremental, so a re-run tests only "

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import shutil
 from pathlib import Path, PurePosixPath
-from typing import Any, Literal
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from pling_harness.project.datafile import load_json_model
+from pling_harness.project.page_rows import PageName
 from pling_harness.project.paths import (
     FIXTURES_DIR_NAME,
     PACKAGE_DIR,
@@ -49,7 +50,8 @@ def copy_ignore(directory: str, names: list[str]) -> set[str]:
 
 # Which page a mutant is checked on: ours (no-build ES modules), or the React page
 # (fixtures/<short id>-react, served by Vite: `mutate --external --page react`).
-MutantPage = Literal["ours", "react", "ai-sdk", "copilotkit"]
+# A row of the tutorial's pages table (pling_harness/project/page_rows.py), by its name.
+MutantPage = PageName
 
 
 def catalogue_path(tutorial_id: str, root: Path) -> Path:

@@ -19,13 +19,13 @@ from types import TracebackType
 from typing import Self
 
 from pling_harness.mutation import children
+from pling_harness.project.pages_table import page_row
+from pling_harness.project.tutorials import load_tutorial
 
 # `dev` prints "Serving <short id> (...) at http://127.0.0.1:PORT/?lang=zh" once it listens.
 _SERVING = re.compile(r"at (http://127\.0\.0\.1:\d+)/")
 STOP_TIMEOUT_S = 20
 HOST = "127.0.0.1"
-# Pages whose own server calls the model (`dev --page ai-sdk|copilotkit --model-url`).
-MODEL_SERVER_PAGES = frozenset({"ai-sdk", "copilotkit"})
 
 
 def free_port(host: str) -> int:
@@ -40,8 +40,9 @@ class ServeError(RuntimeError):
 
 class ServedCopy:
     """`dev <tutorial> --port 0 --page PAGE` run from `root`'s own harness; `.url` once
-    started. `page="react"`: the copy's React page under Vite, its own fixture server behind;
-    `page="ai-sdk"` or `"copilotkit"`: that page, calling the model at `model_port`."""
+    started. `page` is a row of the copy's pages table (`dev --page NAME`: its command, its
+    own fixture server behind); a row whose server calls the model (`{model_url}` in it)
+    calls it at `model_port`, where the check run hosts each check's model."""
 
     def __init__(self, *, root: Path, tutorial_id: str, page: str = "ours") -> None:
         self.root = root
@@ -50,7 +51,8 @@ class ServedCopy:
         self.url = ""
         # A page whose own server calls the model (ai-sdk) calls it on this port, where the
         # check run hosts each check's scripted model (`check --model-port`).
-        self.model_port = free_port(HOST) if page in MODEL_SERVER_PAGES else None
+        calls_model = page_row(load_tutorial(tutorial_id, root), root, page).uses("model_url")
+        self.model_port = free_port(HOST) if calls_model else None
         self._process: subprocess.Popen[str] | None = None
 
     def __enter__(self) -> Self:

@@ -16,6 +16,8 @@ from pathlib import Path
 import pytest
 
 from pling_harness.project.dock_driver import DriverError
+from pling_harness.project.page_rows import PageRow, PageRowError
+from pling_harness.project.pages_table import page_row, row_driver
 from pling_harness.project.run_choices import (
     Chosen,
     RunChoices,
@@ -38,12 +40,15 @@ DRIVER_OPTION = "--pling-driver"
 # The port of the checks' model for a page whose own server calls it (model_port.py declares
 # it; external.py routes no model endpoint in the browser when it is given).
 MODEL_PORT_OPTION = "--pling-model-port"
+# A row of the pages table the run starts over its own fixture server (launched_page.py).
+PAGE_OPTION = "--pling-page"
 BASE_URL_OPTION = "--base-url"
 BASE_URL_ENV = "PYTEST_BASE_URL"  # pytest-base-url's (and pytest-playwright's) default
 _CHOICES_KEY = pytest.StashKey[RunChoices]()
 # The per-choice options a choices file stands for, by their `config.option` names.
 _REPLACED = {ROOT_OPTION: "pling_root", TUTORIAL_OPTION: "pling_tutorial",
-             LOCALE_OPTION: "pling_locale", DRIVER_OPTION: "pling_driver"}
+             LOCALE_OPTION: "pling_locale", DRIVER_OPTION: "pling_driver",
+             PAGE_OPTION: "pling_page"}
 
 
 def addoption(group: pytest.OptionGroup) -> None:
@@ -52,7 +57,13 @@ def addoption(group: pytest.OptionGroup) -> None:
         help="take the run's root, tutorial, page, driver, locales and model port from FILE, "
              "as `pling-tutorial check` resolved them (instead of --pling-root, "
              "--pling-tutorial, --pling-locale, --pling-driver, --base-url, "
-             "--pling-model-port)")
+             "--pling-model-port, --pling-page)")
+    group.addoption(
+        PAGE_OPTION, metavar="NAME", default=None,
+        help="start the page of this name in the pages table (the tutorial's `pages`, or "
+             "`pages` in [tool.pling]) over the run's own fixture server, check it with the "
+             "row's driver, and stop it at the end; `pling-tutorial check --page NAME` "
+             "(default: the tutorial's own page)")
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -100,9 +111,13 @@ def settle(config: pytest.Config, tutorial: Tutorial, root: Chosen[str],
         return known
     page = base_url_choice(config, tutorial)
     port = config.getoption(MODEL_PORT_OPTION)
+    launch = page_choice(config, tutorial, Path(root.value), page)
+    driver_name = config.getoption(DRIVER_OPTION)
+    if driver_name is None and launch is not None:
+        row_file = row_driver(launch.value, tutorial, Path(root.value))
+        driver_name = str(row_file) if row_file is not None else None
     try:
-        driver = driver_choice(tutorial, Path(root.value), config.getoption(DRIVER_OPTION),
-                               DRIVER_OPTION)
+        driver = driver_choice(tutorial, Path(root.value), driver_name, DRIVER_OPTION)
     except DriverError as error:
         raise pytest.UsageError(f"{DRIVER_OPTION}: {error}") from None
     choices = RunChoices(
@@ -112,9 +127,30 @@ def settle(config: pytest.Config, tutorial: Tutorial, root: Chosen[str],
         driver=driver,
         locales=locales_choice(tutorial, config.getoption(LOCALE_OPTION), LOCALE_OPTION),
         model_port=(no_model_port(page) if port is None
-                    else Chosen[int | None](value=port, source=option(MODEL_PORT_OPTION))))
+                    else Chosen[int | None](value=port, source=option(MODEL_PORT_OPTION))),
+        launch=launch)
     config.stash[_CHOICES_KEY] = choices
     return choices
+
+
+def page_choice(config: pytest.Config, tutorial: Tutorial, root: Path,
+                page: Chosen[str | None]) -> Chosen[PageRow] | None:
+    """`--pling-page NAME`'s row when the run starts it; None for the fixture's own page
+    (`ours`) or without the option. With a base URL too it is a usage error."""
+    name = config.getoption(PAGE_OPTION)
+    if name is None:
+        return None
+    if page.value is not None:
+        raise pytest.UsageError(f"{PAGE_OPTION} {name} starts that page over the run's own "
+                                f"fixture server; --base-url {page.value} is a page served "
+                                "elsewhere: give one or the other")
+    try:
+        row = page_row(tutorial, root, name)
+    except PageRowError as error:
+        raise pytest.UsageError(f"{PAGE_OPTION}: {error}") from None
+    if row.served_by_fixture_server:
+        return None
+    return Chosen[PageRow](value=row, source=option(f"{PAGE_OPTION} {name}"))
 
 
 def base_url_choice(config: pytest.Config, tutorial: Tutorial) -> Chosen[str | None]:

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from pling_harness.plugin import external, interrupt, remote, shards
+from pling_harness.plugin import external, interrupt, launched_page, remote, shards
 from pling_harness.plugin import overrides as pytest_overrides
 from pling_harness.plugin.gallery import Gallery
 from pling_harness.plugin.html_report import GALLERY_DIR_NAME
@@ -61,6 +61,7 @@ def pytest_configure(config: pytest.Config) -> None:
         config.pluginmanager.register(interrupt.StopOnSignal(), interrupt.PLUGIN_NAME)
     shards.configure(config)
     external.configure(config)  # --base-url: a page served elsewhere (plugin/external.py)
+    launched_page.configure(config)  # check --page NAME: a page the run starts
     is_worker = hasattr(config, "workerinput")
     html = config.getoption("--pling-html")
     if html and not _given(config, "--tracing"):

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from pling_harness.plugin import external
+from pling_harness.plugin import external, launched_page
 from pling_harness.plugin.external import ServedTutorial
 from pling_harness.plugin.factories import StartTutorialServer
 from pling_harness.project.tutorials import Tutorial
@@ -30,12 +30,15 @@ def _servers_shutting_down() -> Iterator[list[ServerShutdown]]:
 
 
 @pytest.fixture(scope="session")
-def _server_hosts() -> Iterator[dict[tuple[str, Path], ServerHost]]:
+def _server_hosts(
+        request: pytest.FixtureRequest) -> Iterator[dict[tuple[str, Path], ServerHost]]:
     """One shared fixture server per tutorial and root in this worker (started when first
     needed): the origin stays the same from test to test, so the browser keeps the static
-    files cached, while each test's server is seated on it (`pling_harness.server.host`)."""
+    files cached, while each test's server is seated on it (`pling_harness.server.host`).
+    A page the run starts (`check --page NAME`) is stopped first, then the hosts."""
     hosts: dict[tuple[str, Path], ServerHost] = {}
     yield hosts
+    launched_page.stop_pages(request.config)
     for host in hosts.values():
         host.stop()
 
@@ -43,27 +46,34 @@ def _server_hosts() -> Iterator[dict[tuple[str, Path], ServerHost]]:
 @pytest.fixture
 def start_tutorial_server(
     tutorial: Tutorial, tutorial_root: Path, _servers_shutting_down: list[ServerShutdown],
-    _server_hosts: dict[tuple[str, Path], ServerHost],
+    _server_hosts: dict[tuple[str, Path], ServerHost], request: pytest.FixtureRequest,
 ) -> Iterator[StartTutorialServer]:
     """A factory: ``start_tutorial_server(environ={...})`` starts a fixture server for the
     tutorial on 127.0.0.1, port 0, serving `tutorial_root`, whose model provider comes from
     `environ` (`PLING_MODEL_*`; none given: the scripted model, whatever the process
     environment says). Each server shuts down in the background after the test, as
     `tutorial_server` does. For provider checks: override `tutorial_server` in the module
-    with one started here (e.g. pointed at `fake_upstream`)."""
+    with one started here (e.g. pointed at `fake_upstream`). With a page the run starts
+    (`check --page NAME`), a seated server's page is that page, over this server
+    (pling_harness/plugin/launched_page.py)."""
     started: list[TutorialServer] = []
 
     def start(*, environ: Mapping[str, str] | None = None) -> TutorialServer:
         # Seated on the worker's shared host, unless another server of this test still is:
         # then a port of its own (a request naming no seat goes to the one seated last).
         seating = None
+        origin = None
         if not any(server.browser_headers for server in started):
             key = (tutorial.id, tutorial_root)
             if key not in _server_hosts:
                 _server_hosts[key] = ServerHost().start()
             seating = _server_hosts[key]
+            origin = launched_page.page_origin(request.config, seating, tutorial_root)
+        else:
+            launched_page.second_server_is_not_applicable(request.config)
         server = TutorialServer(tutorial=tutorial, root=tutorial_root,
                                 environ=dict(environ or {}), seating=seating)
+        server.page_origin = origin
         server.start()
         started.append(server)
         return server

@@ -15,8 +15,9 @@ from __future__ import annotations
 import tomllib
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
 
+from pling_harness.project.page_rows import PageRow, unique_names
 from pling_harness.project.paths import TUTORIALS_DIR_NAME
 
 SETTINGS_FILE_NAME = "pling.toml"
@@ -38,6 +39,15 @@ class PlingSettings(BaseModel):
 
     root: str = "."
     """The folder holding `tutorials/` (and `fixtures/`), relative to the settings file."""
+    pages: tuple[PageRow, ...] = ()
+    """The project's own pages, rows of the pages table as a tutorial.json's `pages`
+    (`pling_harness.project.page_rows`); `cwd` is relative to the root."""
+
+    @field_validator("pages")
+    @classmethod
+    def _unique_pages(cls, value: tuple[PageRow, ...]) -> tuple[PageRow, ...]:
+        unique_names(value)
+        return value
 
 
 def read_settings(folder: Path) -> tuple[Path, PlingSettings] | None:
@@ -69,8 +79,9 @@ def _validated(path: Path, table: object) -> PlingSettings:
     except ValidationError as error:
         problems = "; ".join(f"{'.'.join(str(p) for p in issue['loc']) or where}: "
                              f"{issue['msg']}" for issue in error.errors())
-        raise RootError(f"{path} {where}: {problems} (the one setting is `root = \"DIR\"`, "
-                        "the folder holding tutorials/)") from None
+        raise RootError(f"{path} {where}: {problems} (the settings are `root = \"DIR\"`, "
+                        "the folder holding tutorials/, and `pages`, the pages table: "
+                        "docs/adding-a-page.md)") from None
 
 
 def find_settings(start: Path) -> tuple[Path, PlingSettings] | None:

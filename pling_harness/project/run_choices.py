@@ -19,6 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from pling_harness.project.datafile import load_json_model
 from pling_harness.project.dock_driver import DriverSpec, default_driver, find_driver, load_driver
 from pling_harness.project.locales import Locale
+from pling_harness.project.page_rows import PageRow
 from pling_harness.project.root import find_settings, settings_source
 from pling_harness.project.tutorials import TUTORIAL_FILE_NAME, Slug, Tutorial
 
@@ -93,11 +94,17 @@ class RunChoices(BaseModel):
     """The locales the checks run in, in order."""
     model_port: Chosen[Port | None]
     """With a page served elsewhere: the port its own server calls the model at."""
+    launch: Chosen[PageRow] | None = None
+    """A row of the pages table the run starts itself (`check --page NAME`), served over
+    the run's own fixture server; None: the fixture, or the page at `page`."""
 
     @model_validator(mode="after")
     def _model_port_needs_a_page_served_elsewhere(self) -> Self:
         if self.model_port.value is not None and self.page.value is None:
             raise ValueError("model_port is for a page served elsewhere; set page too")
+        if self.launch is not None and self.page.value is not None:
+            raise ValueError("launch starts a page over the run's fixture server; a page "
+                             "served elsewhere (page) is the other way, not both")
         if not self.locales.value:
             raise ValueError("locales: name at least one")
         return self
@@ -111,13 +118,22 @@ class RunChoices(BaseModel):
         values = [
             ("root", self.root.value, self.root.source),
             ("tutorial", self.tutorial.value, self.tutorial.source),
-            ("page", self.page.value or "served here", self.page.source),
+            ("page", self.page_shown(), self.launch.source if self.launch is not None
+             else self.page.source),
             ("driver", self.driver.spec.name, self.driver.source),
             ("locales", ", ".join(self.locales.value), self.locales.source),
             ("model port", str(self.model_port.value or "none"), self.model_port.source),
         ]
         return [ShownChoice(name=name, value=value, source=str(source))
                 for name, value, source in values]
+
+    def page_shown(self) -> str:
+        """The page as a person reads it: the URL served elsewhere, the row started here
+        (name and command), or "served here"."""
+        if self.launch is not None:
+            row = self.launch.value
+            return f"{row.name}, started: {' '.join(row.command or ())}"
+        return self.page.value or "served here"
 
     def header_line(self) -> str:
         """`pling: root /x (from --root), tutorial r-15-… (from …), …`: one line."""

@@ -22,6 +22,7 @@ from pling_harness.project.dock_driver import (
 )
 from pling_harness.project.guarantee_families import GuaranteeFamily, GuaranteeName
 from pling_harness.project.locales import Locale
+from pling_harness.project.page_rows import PageRow, unique_names
 from pling_harness.project.paths import FIXTURES_DIR_NAME, TUTORIALS_DIR_NAME
 from pling_harness.project.root import current_project_root
 
@@ -82,9 +83,13 @@ class Tutorial(BaseModel):
     guarantees: dict[GuaranteeName, GuaranteeFamily] = Field(default_factory=dict)
     """The tutorial's own guarantee families, besides the harness's
     (`pling_harness.project.guarantee_families`)."""
+    pages: tuple[PageRow, ...] = ()
+    """The pages it can be checked on besides its fixture (`check --page NAME`): the pages
+    table's rows (`pling_harness.project.page_rows`, docs/adding-a-page.md)."""
 
     @model_validator(mode="after")
     def _default_locale_is_offered(self) -> Self:
+        unique_names(self.pages)
         if self.default_locale not in self.locales:
             raise ValueError(
                 f"default_locale {self.default_locale!r} is not one of locales {list(self.locales)}"

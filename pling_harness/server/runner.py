@@ -214,6 +214,9 @@ class TutorialServer:
                               testbed=self.testbed, static_cache=static_cache,
                               body_deadline=body_deadline)
         self.seating = seating
+        self.page_origin: str | None = None
+        """Where `page_url` opens the tutorial's page when not on this server: a page
+        started over it (`check --page NAME`), whose server proxies its API here."""
         self._serving: ServerThread | None = None
         self._seat: str | None = None
         self._port: int | None = None
@@ -236,7 +239,7 @@ class TutorialServer:
         return f"http://{host}:{self.port}"
 
     def page_url(self, locale: str | None = None) -> str:
-        return self.tutorial.page_url(self.url, locale)
+        return self.tutorial.page_url(self.page_origin or self.url, locale)
 
     @property
     def running(self) -> bool:

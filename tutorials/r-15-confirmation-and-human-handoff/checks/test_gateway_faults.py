@@ -85,6 +85,10 @@ def test_upstream_fault_is_the_gateways_code_asked_once_and_the_next_request_wor
     say: Say, fault: str,
 ) -> None:
     behaviour, status, code = FAULTS[fault]
+    # The error must carry the fault's code: n/a on a framework that tells the page only
+    # that the run failed (its driver says so; the generated provider-fault check holds it
+    # to saying that much: pling_harness/plugin/declared/gateway_checks.py).
+    dock.spec.require(dock.spec.provider_fault_codes, "provider_fault_codes")
     release = threading.Event()
     fake_upstream.queue(behaviour(release))
     before = timeline.mark()
