@@ -17,7 +17,6 @@ declare(
               "request out of sight, the model hears OK and the state is read all the same",
         breaks="the action does more, less or something else than it says, or the page does "
                "not show what it did",
-        proven_by=(proofs.success_after_business_state,),
         checks=(Generates("declared-effect", run_checks.declared_effect, order=70, when=has_calls,
                           rows="`calls`, `effect`, `shows`, `starts_from`: one run, exactly "
                                "the declared state, every other field left alone, the page "
