@@ -4,6 +4,8 @@ table must yield, so a generator that silently drops one makes `check` fail nami
 
 from __future__ import annotations
 
+import importlib
+import sys
 from pathlib import Path
 
 import pytest
@@ -123,3 +125,69 @@ def test_a_generator_that_drops_a_kind_makes_check_fail_naming_it(
     else:  # before the registry knew: the drop went unseen
         assert code == 0, out
         assert "handoff-steps-advance" not in out
+
+
+def example_diff() -> dict[str, str]:
+    """The files docs/architecture.md's example diff adds, by path, with their text."""
+    page = (PROJECT_ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
+    block = page.split("<!-- example: a guarantee in one module -->\n```diff\n", 1)[1]
+    block = block.split("\n```", 1)[0]
+    files: dict[str, list[str]] = {}
+    current: list[str] | None = None
+    for line in block.splitlines():
+        if line.startswith("+++ b/"):
+            current = files.setdefault(line.removeprefix("+++ b/"), [])
+        elif line.startswith("--- ") and not line.startswith("--- /dev/null"):
+            raise AssertionError(f"the example changes an existing file: {line}")
+        elif line.startswith("+") and current is not None:
+            current.append(line[1:])
+    return {path: "\n".join(lines) + "\n" for path, lines in files.items()}
+
+
+def test_the_architecture_pages_example_adds_a_guarantee_in_one_module_and_its_test(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from pling_harness.plugin import guarantee_registry, guarantees
+
+    files = example_diff()
+    module_path, test_path = sorted(files)
+    assert module_path.startswith("pling_harness/plugin/guarantees/")
+    assert test_path.startswith("tests/test_")
+    assert len(files) == 2  # nothing else: no list, no docs edited by hand
+    # The module joins the declarations' package as if it were in the tree.
+    (tmp_path / Path(module_path).name).write_text(files[module_path], encoding="utf-8")
+    monkeypatch.setattr(guarantees, "__path__", [*guarantees.__path__, str(tmp_path)])
+    monkeypatch.setattr(guarantee_registry, "_DECLARED", list(guarantee_registry._DECLARED))
+    module_name = f"pling_harness.plugin.guarantees.{Path(module_path).stem}"
+    registry.cache_clear()
+    try:
+        known = registry()
+        added = [g.name for g in known.guarantees.values()
+                 if g.checks and g.checks[0].run.__module__ == module_name]
+        assert len(added) == 1, added
+        name = added[0]
+        assert name in guarantee_registry.guarantee_sources(load_tutorial("r-15"))
+        table = load_action_table(R15 / "actions.json")
+        ids = [check.id for check in declared_checks(table)]
+        assert f"save_workspace_name-{name}" in ids and f"get_workspace-{name}" not in ids
+        produced = [(check.action, check.check, "en") for check in declared_checks(table)]
+        assert unaccounted(table, produced, ["en"]) == []
+        # ... and docs/guarantees.md, once rewritten by its command, has its rows.
+        sys.path.insert(0, str(PROJECT_ROOT / "scripts"))
+        try:
+            page = importlib.import_module("guarantees_page").rendered()
+        finally:
+            sys.path.remove(str(PROJECT_ROOT / "scripts"))
+        assert f"| `{name}` | " in page["guarantees"]
+        assert f"| `{name}` | " in page["generated checks"]
+        # Its own test, as written in the diff, passes against the tree it was written for.
+        namespace: dict[str, object] = {"__file__": str(PROJECT_ROOT / test_path)}
+        exec(compile(files[test_path], test_path, "exec"), namespace)
+        tests = [value for key, value in namespace.items() if key.startswith("test_")]
+        assert tests
+        for test in tests:
+            assert callable(test)
+            test()
+    finally:
+        registry.cache_clear()
+        sys.modules.pop(module_name, None)
