@@ -82,6 +82,15 @@ def test_a_part_the_driver_declares_absent_makes_the_check_n_a_with_its_reason()
     assert raised.value.part == "page_hooks"
     require_parts(copilotkit, kind.needs)  # CopilotKit's page names its hooks
     require_parts(pling, registry().kind("registered-once-as-served").needs)
+    # A part inside a part: Acme's handoff has no timer, so its timeout's notice is n/a.
+    acme = load_driver(R15 / "drivers" / "acme-assistant.json")
+    with pytest.raises(NotObservable) as raised:
+        require_parts(acme, registry().kind("timeout-notice-means-its-code").needs)
+    assert raised.value.part == "handoff.timer"
+    assert raised.value.why == "Acme shows no countdown for the person's step"
+    with pytest.raises(NotObservable) as raised:
+        require_parts(copilotkit, registry().kind("repeated-call-id-refused").needs)
+    assert raised.value.part == "repeated_call_id_refused"
 
 
 def test_the_registry_knows_what_r15s_table_must_yield() -> None:

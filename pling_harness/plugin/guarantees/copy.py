@@ -44,7 +44,7 @@ declare(
                            "each meaning its code in the page's locale by the reviewed "
                            "glossary and naming the action"),
             Generates("timeout-notice-means-its-code", copy_notices.timeout_notice_means_its_code,
-                      order=250, when=is_handoff,
+                      order=250, when=is_handoff, needs=("handoff.timer",),
                       rows="`handoff.timeout_ms`: the timeout's notice (n/a where the driver "
                            "shows no timer)"),
             Generates("run-failure-notice-means-its-code",

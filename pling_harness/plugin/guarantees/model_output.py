@@ -26,6 +26,7 @@ declare(
             Generates("repeated-call-id-refused", model_output_checks.repeated_call_id_refused,
                       per="table", order=LAST + 50,
                       also=("rejected-before-prompt", "invalid-params-names-the-argument"),
+                      needs=("repeated_call_id_refused",),
                       rows=f"{STAGE}: a second call under the first's id (to an asking action) "
                            "refused `INVALID_PARAMS` naming the id, never run; n/a where the "
                            "driver says `repeated_call_id_refused` is absent; a page that "
@@ -90,6 +91,7 @@ declare(
             Generates("model-calls-per-turn-capped",
                       model_output_checks.model_calls_per_turn_capped, per="table",
                       order=LAST + 40, also=("hostile-model-output",),
+                      needs=("loop_caps.model_requests_per_turn",),
                       rows=f"{STAGE}: a model calling again after every result (one reply "
                            "more than the cap) ends by itself at the model requests a turn the "
                            "driver declares (`loop_caps.model_requests_per_turn`; ours 8, "
