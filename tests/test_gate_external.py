@@ -19,7 +19,7 @@ from pling_harness.evidence.sources import sources_needed as needed_of
 from pling_harness.evidence.sources import why_not_provable as why_not_of
 from pling_harness.plugin import external
 from pling_harness.plugin.external import base_url_of, require_testbed
-from pling_harness.plugin.guarantee_registry import guarantee_sources
+from pling_harness.plugin.guarantee_registry import guarantee_sources, tutorial_guarantees
 from pling_harness.plugin.report import SuiteReport, not_applicable
 from pling_harness.project.guarantee_families import EvidenceSource
 from pling_harness.project.tutorials import TutorialError, load_tutorial
@@ -197,6 +197,13 @@ def test_a_tutorials_own_guarantees_join_the_harnesss_and_may_not_redefine_one()
     assert own and not own & HARNESS.keys()
 
     assert guarantee_sources(r15).keys() == HARNESS.keys() | own
+    # The same unit as the harness's: what it means, what breaks (its meaning if unsaid).
+    walk = r15.guarantees["acceptance-walk"]
+    assert walk.breaks is not None
+    assert tutorial_guarantees(r15)["acceptance-walk"].breaks == walk.breaks
+    unsaid = r15.model_copy(update={"guarantees": {
+        "acceptance-walk": walk.model_copy(update={"breaks": None})}})
+    assert tutorial_guarantees(unsaid)["acceptance-walk"].breaks == walk.means
     clash = r15.model_copy(update={"guarantees": {
         "denial-respected": next(iter(r15.guarantees.values()))}})
     with pytest.raises(TutorialError, match=r"declares \['denial-respected'\]"):
