@@ -12,9 +12,9 @@ import pytest
 from hypothesis import strategies as st
 
 from pling_harness.evidence.arguments import invalid_calls, valid_arguments
-from pling_harness.plugin.declared.collect import CHECKS
 from pling_harness.plugin.declared.examples import EXAMPLE_OPTION, run_examples
-from pling_harness.plugin.declared.matrix import TABLE_CHECKS, declared_checks
+from pling_harness.plugin.declared.matrix import declared_checks
+from pling_harness.plugin.guarantee_registry import registry
 from pling_harness.project.action_table import (
     ActionTable,
     TableError,
@@ -110,10 +110,9 @@ def test_r15_matrix_ids_are_stable_and_each_names_a_check() -> None:
     checks = declared_checks(r15_table()[0])
     ids = [check.id for check in checks]
     assert len(ids) == len(set(ids))
-    # Three take fixtures of their own (collect.py calls them apart from CHECKS).
-    assert {check.check for check in checks} <= {*CHECKS, "approval-shows-exact-arguments",
-                                                  "approval-shows-whole-values",
-                                                  "nothing-reaches-the-next-test"}
+    # Each names a kind a guarantee declares, proving that guarantee first.
+    kinds = registry().kinds
+    assert all(kinds[check.check][0].name == check.guarantees[0] for check in checks)
     # The tutorial's words first (a copy mutant meets them first), then the table's order;
     # these are what shards and durations key on.
     assert ids[:4] == ["table-copy-files-agree", "table-page-speaks-its-locale",
@@ -156,12 +155,13 @@ def test_r15_matrix_ids_are_stable_and_each_names_a_check() -> None:
     assert by_id["publish_changes-registered-once-rerender"] == (
         "projection-complete", "handoff-no-stacking")
     # What every tutorial's server promises whatever its actions, once per locale, last.
-    # The table's own checks come last, once each, in TABLE_CHECKS's order.
-    assert ids[-len(TABLE_CHECKS):] == [f"table-{check}" for check, _ in TABLE_CHECKS]
+    # The table's own checks come last (those after the actions'), once each, in their order.
+    table_checks = [kind.name for kind in registry().of("table") if kind.order >= 0]
+    assert ids[-len(table_checks):] == [f"table-{check}" for check in table_checks]
     assert {"table-projection-complete", "table-endpoints-refuse-foreign-requests",
             "table-dev-server-refuses-other-sites", "table-new-document-starts-clean",
             "table-nothing-reaches-the-next-test", "table-provider-faults",
-            "table-repeated-call-id-refused"} <= set(ids[-len(TABLE_CHECKS):])
+            "table-repeated-call-id-refused"} <= set(ids[-len(table_checks):])
 
 
 def test_a_one_step_handoff_has_no_step_to_advance(tmp_path: Path) -> None:

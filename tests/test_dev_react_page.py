@@ -21,7 +21,8 @@ from pathlib import Path
 
 import pytest
 
-from pling_harness.evidence.sources import EXTERNAL_SOURCES, guarantee_sources, why_not_provable
+from pling_harness.evidence.sources import EXTERNAL_SOURCES, why_not_provable
+from pling_harness.plugin.guarantee_registry import guarantee_sources
 from pling_harness.plugin.report import SuiteReport
 from pling_harness.project.tutorials import load_tutorial
 
@@ -173,8 +174,8 @@ def pytest_command(report: Path, base_url: str, *args: str) -> list[str]:
 
 def covering_checks(base_url: str) -> tuple[dict[tuple[str, str | None], str], list[str]]:
     """The first check of each guarantee in each locale, for every guarantee a page served
-    elsewhere can prove (`pling_harness.evidence.sources`), and every check of the foreign
-    requests."""
+    elsewhere can prove (`pling_harness.evidence.sources`, from the guarantees'
+    declarations), and every check of the foreign requests."""
     with tempfile.TemporaryDirectory(prefix="pling-react-collect-") as scratch:
         report = Path(scratch) / "report.json"
         subprocess.run(pytest_command(report, base_url, str(CHECKS), str(ACTION_TABLE),

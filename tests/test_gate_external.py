@@ -12,16 +12,16 @@ import pytest
 from pling_harness.evidence.sources import (
     ALL_SOURCES,
     EXTERNAL_SOURCES,
-    GUARANTEE_SOURCES,
     MISSING_EXTERNALLY,
     UndeclaredGuarantee,
-    guarantee_sources,
-    sources_needed,
-    why_not_provable,
 )
+from pling_harness.evidence.sources import sources_needed as needed_of
+from pling_harness.evidence.sources import why_not_provable as why_not_of
 from pling_harness.plugin import external
 from pling_harness.plugin.external import base_url_of, require_testbed
+from pling_harness.plugin.guarantee_registry import guarantee_sources, tutorial_guarantees
 from pling_harness.plugin.report import SuiteReport, not_applicable
+from pling_harness.project.guarantee_families import EvidenceSource
 from pling_harness.project.tutorials import TutorialError, load_tutorial
 from pling_harness.server.external import TESTBED_PAGE_PATH, ExternalTarget
 
@@ -163,6 +163,18 @@ def test_a_target_without_a_testbed_makes_a_testbed_check_na() -> None:
         "(the harness's bare page for actions the tutorial does not declare)")
 
 
+# The harness's guarantees, as their declarations say (pling_harness/plugin/guarantees/).
+HARNESS = guarantee_sources(None)
+
+
+def sources_needed(guarantees: list[str]) -> frozenset[EvidenceSource]:
+    return needed_of(guarantees, HARNESS)
+
+
+def why_not_provable(guarantees: list[str], available: frozenset[EvidenceSource]) -> str | None:
+    return why_not_of(guarantees, available, HARNESS)
+
+
 def test_what_a_guarantee_needs_is_the_union_of_its_names_sources() -> None:
     assert sources_needed([]) == frozenset()
     assert sources_needed(["denial-respected"]) == EXTERNAL_SOURCES
@@ -182,10 +194,16 @@ def test_why_not_provable_names_each_missing_source_once_in_order() -> None:
 def test_a_tutorials_own_guarantees_join_the_harnesss_and_may_not_redefine_one() -> None:
     r15 = load_tutorial("r-15")
     own = set(r15.guarantees)
-    assert own and not own & GUARANTEE_SOURCES.keys()
+    assert own and not own & HARNESS.keys()
 
-    assert guarantee_sources(None) == GUARANTEE_SOURCES
-    assert guarantee_sources(r15).keys() == GUARANTEE_SOURCES.keys() | own
+    assert guarantee_sources(r15).keys() == HARNESS.keys() | own
+    # The same unit as the harness's: what it means, what breaks (its meaning if unsaid).
+    walk = r15.guarantees["acceptance-walk"]
+    assert walk.breaks is not None
+    assert tutorial_guarantees(r15)["acceptance-walk"].breaks == walk.breaks
+    unsaid = r15.model_copy(update={"guarantees": {
+        "acceptance-walk": walk.model_copy(update={"breaks": None})}})
+    assert tutorial_guarantees(unsaid)["acceptance-walk"].breaks == walk.means
     clash = r15.model_copy(update={"guarantees": {
         "denial-respected": next(iter(r15.guarantees.values()))}})
     with pytest.raises(TutorialError, match=r"declares \['denial-respected'\]"):
@@ -199,7 +217,7 @@ def test_an_unknown_guarantee_says_where_to_declare_it() -> None:
     assert str(raised.value) == (
         "guarantee 'no-silent-retyr' is neither the harness's nor its tutorial's; did you "
         "mean 'no-silent-retry'? (a tutorial declares its own under \"guarantees\" in its "
-        "tutorial.json; the harness's are in pling_harness/evidence/sources.py)")
+        "tutorial.json; the harness's are declared in pling_harness/plugin/guarantees/)")
 
 
 # ---- whole runs, each in a pytest process of its own (slower: last) ----

@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 
-from pling_harness.plugin.declared.collect import CHECKS
 from pling_harness.plugin.declared.testbed_run import checks_of_testbed_rows
+from pling_harness.plugin.guarantee_registry import registry
 from pling_harness.project.action_table import TableError
 from pling_harness.project.testbed_table import (
     TestbedTable,
@@ -131,7 +131,7 @@ def test_a_row_the_page_moves_is_checked_for_what_the_moves_leave_alone() -> Non
 
 def test_r15_testbed_checks_have_stable_ids_each_naming_a_check() -> None:
     checks = checks_of_testbed_rows(r15_testbed_table())
-    assert all(check.check in CHECKS for check in checks)
+    assert all(check.check in registry().kinds for check in checks)
     ids = [check.id for check in checks]
     assert ids[:3] == ["testbed-read-confirm-false-policy-table",
                        "testbed-write-confirm-false-policy-table",

@@ -15,7 +15,7 @@ from pling_harness.cli.usage import (
     add_root_option,
     tutorial_root,
 )
-from pling_harness.evidence.sources import EXTERNAL_SOURCES, guarantee_sources, why_not_provable
+from pling_harness.evidence.sources import EXTERNAL_SOURCES, why_not_provable
 from pling_harness.mutation import children
 from pling_harness.mutation.catalogue import (
     Catalogue,
@@ -27,6 +27,7 @@ from pling_harness.mutation.catalogue import (
 from pling_harness.mutation.render import render_result_line, render_run
 from pling_harness.mutation.runner import SuiteInvocation, collect_guarantees, run_catalogue
 from pling_harness.mutation.stryker.command import run_generated
+from pling_harness.plugin.guarantee_registry import guarantee_sources
 from pling_harness.project.page_rows import PageRowError
 from pling_harness.project.pages_table import page_row
 from pling_harness.project.tutorials import Tutorial, load_tutorial

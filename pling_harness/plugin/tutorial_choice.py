@@ -15,10 +15,10 @@ from pathlib import Path
 
 import pytest
 
-from pling_harness.evidence.sources import GUARANTEE_SOURCES, guarantee_sources
 from pling_harness.plugin import choices
 from pling_harness.plugin.choices import LOCALE_OPTION as LOCALE_OPTION
 from pling_harness.plugin.choices import TUTORIAL_OPTION as TUTORIAL_OPTION
+from pling_harness.plugin.guarantee_registry import guarantee_sources
 from pling_harness.project.action_table import ACTION_TABLE_FILE_NAME
 from pling_harness.project.guarantee_families import EvidenceSource
 from pling_harness.project.paths import TUTORIALS_DIR_NAME
@@ -138,9 +138,9 @@ def known_guarantees(config: pytest.Config, path: Path,
     harness's and its tutorial's own (only the harness's when no tutorial can be told, or
     the project has no tutorials: `root` None)."""
     if root is None:
-        return GUARANTEE_SOURCES
+        return guarantee_sources(None)
     try:
         tutorial = chosen_tutorial(config, path, root)
     except pytest.UsageError:
-        return GUARANTEE_SOURCES
+        return guarantee_sources(None)
     return guarantee_sources(tutorial)

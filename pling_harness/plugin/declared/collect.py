@@ -16,32 +16,19 @@ import pytest
 
 from pling_harness.browser.dock import Dock
 from pling_harness.evidence.timeline import Timeline
-from pling_harness.plugin.declared import (
-    conversation_checks,
-    copy_files,
-    copy_notices,
-    copy_walk,
-    dev_server_checks,
-    fault_checks,
-    foreign_checks,
-    gateway_checks,
-    handoff_checks,
-    highlight_checks,
-    isolation_checks,
-    lifecycle_checks,
-    model_output_checks,
-    model_text_checks,
-    rejection_checks,
-    run_checks,
-    testbed_checks,
-)
 from pling_harness.plugin.declared.context import DeclaredRun
 from pling_harness.plugin.declared.examples import add_options
-from pling_harness.plugin.declared.matrix import DECLARED_CASES, DeclaredCheck, declared_checks
+from pling_harness.plugin.declared.matrix import (
+    DECLARED_CASES,
+    DeclaredCheck,
+    declared_checks,
+    unaccounted,
+)
 from pling_harness.plugin.declared.testbed_run import checks_of_testbed_rows, run_of_testbed_row
 from pling_harness.plugin.driver import ON_TESTBED_MARK
 from pling_harness.plugin.external import ServedTutorial
 from pling_harness.plugin.factories import OpenTutorialPage
+from pling_harness.plugin.guarantee_registry import registry, require_parts
 from pling_harness.plugin.options import pling_root
 from pling_harness.plugin.tutorial_choice import chosen_tutorial, run_locales
 from pling_harness.project.action_table import (
@@ -59,59 +46,6 @@ from pling_harness.project.testbed_table import (
 from pling_harness.project.texts import Say, Words
 from pling_harness.project.tutorials import TUTORIAL_FILE_NAME, TutorialError
 from pling_harness.server.model.handle import ModelHandle
-
-# Each generated check by name (matrix.py names them).
-CHECKS: dict[str, Callable[[DeclaredRun], None]] = {
-    "policy-table": run_checks.policy_table,
-    "approval-before-side-effects": run_checks.approval_before_side_effects,
-    "denial-respected": run_checks.denial_respected,
-    "declared-effect": run_checks.declared_effect,
-    "session-grant-for-ask": run_checks.session_grant_for_ask,
-    "ask-always-never-granted": run_checks.ask_always_never_granted,
-    "success-after-business-answer": run_checks.success_after_business_answer,
-    "hidden-characters-refused": run_checks.hidden_characters_refused,
-    "handoff-no-stacking": handoff_checks.handoff_no_stacking,
-    "handoff-steps-advance": handoff_checks.handoff_steps_advance,
-    "handoff-cancel": handoff_checks.handoff_cancel,
-    "handoff-timeout": handoff_checks.handoff_timeout,
-    "handoff-done-requires-expect": handoff_checks.handoff_done_requires_expect,
-    "success-only-after-published": handoff_checks.success_only_after_published,
-    "highlight-brings-target-into-view": highlight_checks.highlight_brings_target_into_view,
-    "highlight-follows-scroll": highlight_checks.highlight_follows_scroll,
-    "highlight-follows-resize": highlight_checks.highlight_follows_resize,
-    "highlight-follows-layout": highlight_checks.highlight_follows_layout,
-    "new-conversation-ends-pending": conversation_checks.new_conversation_ends_pending,
-    "rejected-before-prompt": rejection_checks.rejected_before_prompt,
-    "rejected-when-unavailable": rejection_checks.rejected_when_unavailable,
-    "projection-complete": rejection_checks.projection_complete,
-    "copy-files-agree": copy_files.copy_files_agree,
-    "dev-server-refuses-other-sites": dev_server_checks.dev_server_refuses_other_sites,
-    "endpoints-refuse-foreign-requests": foreign_checks.table_refuses_foreign_requests,
-    "unknown-action-told": fault_checks.unknown_action_told,
-    "invalid-arguments-told": fault_checks.invalid_arguments_told,
-    "fifty-calls-in-one-reply": model_output_checks.fifty_calls_in_one_reply,
-    "markup-in-arguments-shown-as-text": model_output_checks.markup_in_arguments_shown_as_text,
-    "markup-shown-as-text": model_output_checks.assistant_text_with_markup,
-    "model-text-never-acts": model_text_checks.model_text_never_acts,
-    "card-arguments-never-act": model_text_checks.card_arguments_never_act,
-    "model-calls-per-turn-capped": model_output_checks.model_calls_per_turn_capped,
-    "model-request-fails": gateway_checks.model_request_fails,
-    "new-document-starts-clean": isolation_checks.new_document_starts_clean,
-    "notices-mean-their-codes": copy_notices.notices_mean_their_codes,
-    "page-speaks-its-locale": copy_walk.page_speaks_its_locale,
-    "provider-faults": gateway_checks.provider_faults,
-    "refuses-foreign-requests": foreign_checks.action_refuses_foreign_requests,
-    "repeated-call-id-refused": model_output_checks.repeated_call_id_refused,
-    "repeated-call-id-runs-nothing-unasked":
-        model_output_checks.repeated_call_id_runs_nothing_unasked,
-    "reply-without-text-or-calls": model_output_checks.reply_without_text_or_calls,
-    "run-failure-notice-means-its-code": copy_notices.run_failure_notice_means_its_code,
-    "timeout-notice-means-its-code": copy_notices.timeout_notice_means_its_code,
-    "whitespace-text-adds-no-message": model_output_checks.whitespace_text_adds_no_message,
-    "refused-before-prompt": testbed_checks.refused_before_prompt,
-    "asks-and-runs-again": testbed_checks.asks_and_runs_again,
-    **lifecycle_checks.REGISTERED_ONCE,
-}
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -149,14 +83,23 @@ class ActionTableFile(pytest.Module):
         module = types.ModuleType(f"pling_declared_{tutorial.id.replace('-', '_')}")
         module.__file__ = str(self.path)
         on_testbed = [getattr(pytest.mark, ON_TESTBED_MARK)]
+        locales = run_locales(self.config, tutorial)
+        generated = declared_checks(table)
         cases = [pytest.param(check, locale, id=f"{check.id}-{locale}",
                               marks=[*(pytest.mark.guarantee(g) for g in check.guarantees),
                                      *(on_testbed if testbed_row else [])])
                  for check, testbed_row in [
-                     *((check, False) for check in declared_checks(table)),
+                     *((check, False) for check in generated),
                      *((check, True) for check in
                        (checks_of_testbed_rows(testbed) if testbed else []))]
-                 for locale in run_locales(self.config, tutorial)]
+                 for locale in locales]
+        missing = unaccounted(table, [(check.action, check.check, locale)
+                                      for check in generated for locale in locales], locales)
+        if missing:
+            raise self.CollectError(
+                f"{self.path}: the guarantees' declarations say the table must yield a check "
+                "(passing, failing or n/a with its reason) for each of these, and none was "
+                "generated: " + "; ".join(missing))
         test = _declared_test(table, testbed)
         setattr(test, DECLARED_CASES, cases)
         module.__dict__["test_declared"] = test
@@ -185,18 +128,11 @@ def _declared_test(table: ActionTable, testbed: TestbedTable | None) -> Callable
                                         timeline=timeline, model=model, words=words, say=say,
                                         locale=locale, served=tutorial_server)
         run = run_of_testbed_row(declared, testbed, lambda: request.getfixturevalue("testbed"),
-                                 **fixtures) \
-            or DeclaredRun(action=action, row=table.actions[action], table=table, **fixtures)
-        if declared.check == "approval-shows-exact-arguments":
-            run_checks.approval_shows_exact_arguments(run, request.config, request.node.nodeid)
-        elif declared.check == "approval-shows-whole-values":
-            run_checks.approval_shows_whole_values(run, request.config, request.node.nodeid)
-        elif declared.check == "nothing-reaches-the-next-test":
-            # Its own fixture: n/a (skipped) with --base-url, where one server serves all.
-            isolation_checks.nothing_reaches_the_next_test(
-                run, request.getfixturevalue("start_next_test"))
-        else:
-            CHECKS[declared.check](run)
+                                 request=request, **fixtures) \
+            or DeclaredRun(action=action, row=table.actions[action], table=table,
+                           request=request, **fixtures)
+        kind = registry().kind(declared.check)
+        require_parts(run.dock.spec, kind.needs)  # n/a before the page opens, with the reason
+        kind.run(run)
 
     return test_declared
-

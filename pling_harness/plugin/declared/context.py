@@ -10,6 +10,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
+import pytest
 from playwright.sync_api import Page, expect
 
 from pling_harness.browser.clicks import user_click
@@ -56,8 +57,14 @@ class DeclaredRun:
     served: ServedTutorial
     page: Page | None = None
     calls_made: int = 0
+    # The check's own pytest request: for a check that needs a fixture of its own or its id.
+    request: pytest.FixtureRequest | None = None
     # What a handoff's timeout at its declared value proves: the tutorial's own timeout.
     timeout_guarantee: ClassVar[str] = "handoff-timeout"
+
+    def pytest_request(self) -> pytest.FixtureRequest:
+        assert self.request is not None, "a generated check runs with its pytest request"
+        return self.request
 
     # ---- the page ----------------------------------------------------------------------
 

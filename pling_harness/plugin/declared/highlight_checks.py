@@ -19,14 +19,6 @@ from pling_harness.plugin.declared import page_moves as moves
 from pling_harness.plugin.declared.context import SHOWN_TIMEOUT_MS, DeclaredRun
 from pling_harness.plugin.report import not_applicable
 
-GUIDANCE = "handoff-guidance"
-# The kinds a handoff row implies (matrix.py), each proving handoff-guidance.
-HIGHLIGHT_CHECKS: tuple[tuple[str, tuple[str, ...]], ...] = (
-    ("highlight-brings-target-into-view", (GUIDANCE,)),
-    ("highlight-follows-scroll", (GUIDANCE,)),
-    ("highlight-follows-resize", (GUIDANCE,)),
-    ("highlight-follows-layout", (GUIDANCE,)),
-)
 # The smallest window the checks make: the dock must still take a request and show its
 # panel in it.
 MIN_HEIGHT_PX = 320

@@ -20,7 +20,7 @@ from playwright.sync_api import expect
 from pling_harness.browser.dock import Dock
 from pling_harness.browser.pages import reload_page
 from pling_harness.plugin.declared.context import DeclaredRun
-from pling_harness.plugin.declared.matrix import changes_state
+from pling_harness.plugin.declared.rows import changes_state
 from pling_harness.plugin.factories import StartNextTest
 from pling_harness.project.action_table import ActionRow
 from pling_harness.server.model.handle import ModelHandle

@@ -15,27 +15,39 @@ reports the other two n/a instead of hiding them inside a pass."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from functools import partial
+from typing import Literal, get_args
 
 from pling_harness.evidence import guarantees
 from pling_harness.evidence.guarantees import GuaranteeViolation
 from pling_harness.evidence.records import Mark
 from pling_harness.plugin.declared.context import DeclaredRun
-from pling_harness.plugin.declared.matrix import (
-    LIFECYCLE_CHECK,
-    LIFECYCLES,
-    Lifecycle,
-    lifecycle_guarantees,
-)
+from pling_harness.project.action_table import ActionRow
+
+# The lifecycles a page's registrations go through, one check each.
+Lifecycle = Literal["as-served", "rerender", "remount"]
+LIFECYCLES: tuple[Lifecycle, ...] = get_args(Lifecycle)
+LIFECYCLE_CHECK = "registered-once"
+
+
+def lifecycle_guarantees(row: ActionRow) -> tuple[str, ...]:
+    """What a row's registered-once checks prove: the projection always; one card, and
+    nothing run before it or after a Deny (an asking row); one handoff (a handoff); one
+    run of an unasked call's handler (a `none` row with `calls`)."""
+    if row.policy == "handoff":
+        return ("projection-complete", "handoff-no-stacking")
+    if row.asks:
+        return ("projection-complete", "approval-before-side-effects", "denial-respected")
+    if row.calls is not None:
+        return ("projection-complete", "calls-one-after-another")
+    return ("projection-complete",)
 
 
 def registered_once(run: DeclaredRun, lifecycle: Lifecycle) -> None:
     """The page put through `lifecycle`, then the action called as its policy has it: one
     card each for a denied and an allowed call, one handoff, or none; every model request
-    since offering each table action exactly once."""
-    if lifecycle != "as-served":  # n/a before the page opens when the driver names no hooks
-        run.dock.spec.require(run.dock.spec.page_hooks, "page_hooks")
+    since offering each table action exactly once. (The re-render and the remount need the
+    driver's `page_hooks`: their declarations say so, and are n/a before the page opens
+    without them.)"""
     run.open()
     if lifecycle != "as-served":
         run.dock.run_page_hook(lifecycle)
@@ -89,9 +101,3 @@ def _one_handoff(run: DeclaredRun) -> None:
                                  f"show one handoff, {len(panels)} appeared", run.timeline)
     guarantees.handoff_without_approval(run.timeline, action=run.action, since=asked)
     run.dock.handoff_cancel()
-
-
-# Each lifecycle's check by its name in matrix.py ("registered-once-remount").
-REGISTERED_ONCE: dict[str, Callable[[DeclaredRun], None]] = {
-    f"{LIFECYCLE_CHECK}-{lifecycle}": partial(registered_once, lifecycle=lifecycle)
-    for lifecycle in LIFECYCLES}

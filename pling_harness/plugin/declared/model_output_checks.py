@@ -204,8 +204,8 @@ def repeated_call_id_refused(run: DeclaredRun) -> None:
     """A second call under the first one's id in the same reply is refused INVALID_PARAMS,
     naming the id, and not run (it would ask); the first call is handled. n/a where the
     framework renames or merges the calls before the page sees them (what every user is
-    owed then is `repeated_call_id_runs_nothing_unasked`'s)."""
-    run.dock.spec.require(run.dock.spec.repeated_call_id_refused, "repeated_call_id_refused")
+    owed then is `repeated_call_id_runs_nothing_unasked`'s: its declaration needs the driver's
+    `repeated_call_id_refused`)."""
     run.open()
     harmless, second_action = harmless_call(run), asking_action(run)
     run.model.script(calling(harmless.call("call_dup"), asking_call(run, "call_dup")),
