@@ -210,8 +210,10 @@ def cell(tests: list[TestRecord], reproductions: tuple[str, ...] = ()) -> str:
     failed = [t for t in tests if t.outcome in ("failed", "error", "not run")]
     ran = [t for t in tests if t.outcome != "n/a"]
     if failed:
-        first = LOCAL_URL.sub("the page", failed[0].failure or failed[0].outcome)
-        first = first.replace("|", "\\|")[:140]
+        # The whole message where there is one: a guarantee's problem may start on its
+        # second line ("the zh page shows text that is not zh:" / "initial page: …").
+        first = " ".join((failed[0].message or failed[0].failure or failed[0].outcome).split())
+        first = LOCAL_URL.sub("the page", first).replace("|", "\\|")[:160]
         links = "".join(f" ([reproduction](../fixtures/found/{slug}/))" for slug in reproductions)
         return f"**fails** {len(failed)}/{len(ran)} checks: {first}{links}"
     if ran:
