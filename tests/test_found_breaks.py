@@ -69,3 +69,16 @@ def test_an_na_cell_keeps_each_reason_whole_with_its_citation() -> None:
 
     assert len(why) > 220
     assert frameworks_page.cell([skipped]) == f"n/a: {why}"
+
+
+def test_a_framework_s_na_cell_links_its_judgement() -> None:
+    copilotkit = next(p for p in frameworks_page.PAGES if p.key == "copilotkit")
+    ours = next(p for p in frameworks_page.PAGES if p.key == "ours")
+    judged = (PROJECT_ROOT / "docs" / frameworks_page.JUDGED).read_text(encoding="utf-8")
+
+    assert frameworks_page.judged(copilotkit, "n/a: copilotkit: handoff.timer: …").endswith(
+        "([judged](frameworks-judged.md#copilotkit-1740))")
+    assert frameworks_page.judged(copilotkit, "kept (zh, en; 2 checks)") == (
+        "kept (zh, en; 2 checks)")
+    assert frameworks_page.judged(ours, "n/a: external: …") == "n/a: external: …"
+    assert "## CopilotKit (1.74.0)" in judged and "## Vercel AI SDK (7.0.173)" in judged
