@@ -57,6 +57,20 @@ def test_a_failing_cell_links_the_reproduction_of_its_break() -> None:
     assert cell.endswith("([reproduction](../fixtures/found/copilotkit-remote-images/))")
 
 
+def test_a_failing_cell_says_the_problem_on_the_failure_s_second_line() -> None:
+    failed = TestRecord.model_validate({
+        "nodeid": "actions.json::test_declared[table-page-speaks-its-locale-zh-chromium]",
+        "locale": "zh", "guarantees": ["bilingual-copy"], "outcome": "failed",
+        "failure": "GuaranteeViolation: guarantee 'bilingual-copy' violated: the zh page "
+                   "shows text that is not zh:",
+        "message": "guarantee 'bilingual-copy' violated: the zh page shows text that is not "
+                   "zh:\n  initial page: Latin words ['Copilot', 'chat', 'sidebar']"})
+
+    assert frameworks_page.cell([failed]) == (
+        "**fails** 1/1 checks: guarantee 'bilingual-copy' violated: the zh page shows text "
+        "that is not zh: initial page: Latin words ['Copilot', 'chat', 'sidebar']")
+
+
 def test_an_na_cell_keeps_each_reason_whole_with_its_citation() -> None:
     # The citation comes last in a driver's reason; a cut reason would drop it.
     why = ("ai-sdk: assistant_endpoints: the page's server runs an approved call itself; its "
@@ -69,3 +83,16 @@ def test_an_na_cell_keeps_each_reason_whole_with_its_citation() -> None:
 
     assert len(why) > 220
     assert frameworks_page.cell([skipped]) == f"n/a: {why}"
+
+
+def test_a_framework_s_na_cell_links_its_judgement() -> None:
+    copilotkit = next(p for p in frameworks_page.PAGES if p.key == "copilotkit")
+    ours = next(p for p in frameworks_page.PAGES if p.key == "ours")
+    judged = (PROJECT_ROOT / "docs" / frameworks_page.JUDGED).read_text(encoding="utf-8")
+
+    assert frameworks_page.judged(copilotkit, "n/a: copilotkit: handoff.timer: …").endswith(
+        "([judged](frameworks-judged.md#copilotkit-1740))")
+    assert frameworks_page.judged(copilotkit, "kept (zh, en; 2 checks)") == (
+        "kept (zh, en; 2 checks)")
+    assert frameworks_page.judged(ours, "n/a: external: …") == "n/a: external: …"
+    assert "## CopilotKit (1.74.0)" in judged and "## Vercel AI SDK (7.0.173)" in judged

@@ -46,6 +46,21 @@ NO_SUCH_TOOL = ("Model tried to call unavailable tool 'save_workspace'. Availabl
       "message": f"AI_InvalidToolInputError: {INVALID_INPUT}"}),
     (f"AI_NoSuchToolError: {NO_SUCH_TOOL}",
      {"ok": False, "code": "UNKNOWN_ACTION", "message": f"AI_NoSuchToolError: {NO_SUCH_TOOL}"}),
+    # CopilotKit's own answer to arguments that are not a JSON object (@copilotkit/core
+    # 1.74.0): whitespace and cut JSON, text, an array; a handler's own Error is a failure.
+    ("Error: Unexpected end of JSON input",
+     {"ok": False, "code": "INVALID_PARAMS", "message": "Error: Unexpected end of JSON input"}),
+    ("Error: Expected property name or '}' in JSON at position 1",
+     {"ok": False, "code": "INVALID_PARAMS",
+      "message": "Error: Expected property name or '}' in JSON at position 1"}),
+    ('Error: Unexpected token \'o\', "oops" is not valid JSON',
+     {"ok": False, "code": "INVALID_PARAMS",
+      "message": 'Error: Unexpected token \'o\', "oops" is not valid JSON'}),
+    ("Error: Tool arguments for save_workspace_name parsed to non-object (object)",
+     {"ok": False, "code": "INVALID_PARAMS",
+      "message": "Error: Tool arguments for save_workspace_name parsed to non-object (object)"}),
+    ("Error: the business API answered 503",
+     {"ok": False, "code": "RUN_FAILED", "message": "Error: the business API answered 503"}),
     # A one-word code (a denial's reason), never a two-letter word.
     ("UNAVAILABLE: Archive is not available now.",
      {"ok": False, "code": "UNAVAILABLE", "message": "Archive is not available now."}),

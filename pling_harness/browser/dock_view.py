@@ -10,7 +10,13 @@ from __future__ import annotations
 from playwright.sync_api import Locator, Page
 
 from pling_harness.browser.driver import DockDriver, in_page
-from pling_harness.project.dock_driver import DriverSpec, NotObservable, Role, default_driver
+from pling_harness.project.dock_driver import (
+    Absent,
+    DriverSpec,
+    NotObservable,
+    Role,
+    default_driver,
+)
 
 # The attribute the harness puts on the card it is deciding, so the next card is not it.
 DECIDED_SELECTOR = "[data-harness-decided]"
@@ -228,6 +234,13 @@ class DockView:
         return self.driver.union(found)
 
     # ---- parts ----------------------------------------------------------------------------
+
+    def has_handoff_part(self, name: str) -> bool:
+        """Whether the page's handoff has the part `name` (`next`, `back`, `done`): false where
+        its driver declares it absent (the AI SDK page's current step follows the code
+        field, with no Next or Back)."""
+        handoff = self.spec.handoff
+        return not isinstance(handoff, Absent) and not isinstance(getattr(handoff, name), Absent)
 
     def _handoff_part(self, name: str) -> str:
         handoff = self.spec.require(self.spec.handoff, "handoff")

@@ -44,6 +44,15 @@ REFUSAL_TEXTS = (
      "INVALID_PARAMS"),
     (re.compile(r"^(?:AI_NoSuchToolError: )?Model tried to call unavailable tool '"),
      "UNKNOWN_ACTION"),
+    # CopilotKit answers a call whose arguments do not parse as a JSON object itself, before
+    # any tool's handler or render sees it: `Error: ` and the parser's message
+    # (`executeToolHandler`, `isArgumentError`, and `ensureObjectArgs` in @copilotkit/core
+    # 1.74.0, dist/index.mjs; V8's JSON.parse messages).
+    (re.compile(r"^Error: (?:Unexpected end of JSON input|Unexpected token |Unexpected "
+                r"non-whitespace character after JSON|Unterminated string in JSON|Bad "
+                r"(?:control|escaped) character in JSON|Expected .{1,60} in JSON at position "
+                r"\d+|\S.{0,60} is not valid JSON|Tool arguments for \S+ parsed to "
+                r"non-object)"), "INVALID_PARAMS"),
 )
 FAILED = "RUN_FAILED"
 # "HANDOFF_CANCELLED: You cancelled publishing." — how a page names the outcome of a step

@@ -73,9 +73,13 @@ def test_acceptance_walk_six_steps_in_order(
     guarantees.handoff_without_approval(timeline, action="publish_changes", since=step)
     guarantees.handoff_shows_reason_and_steps(timeline, steps=2)
     guarantees.highlight_covers_target(timeline, target="verification_code")
-    dock.handoff_next()
-    guarantees.highlight_covers_target(timeline, target="publish_changes")
-    dock.handoff_back()
+    # A page whose current step follows the code field has no Next or Back (its driver says
+    # so): the highlight's move to Publish is then seen in step 6, once the code is typed.
+    steps_by_buttons = dock.has_handoff_part("next") and dock.has_handoff_part("back")
+    if steps_by_buttons:
+        dock.handoff_next()
+        guarantees.highlight_covers_target(timeline, target="publish_changes")
+        dock.handoff_back()
     expect(code_field).to_have_value("")
     guarantees.no_writes_into_targets(timeline, since=step)
 
@@ -99,6 +103,8 @@ def test_acceptance_walk_six_steps_in_order(
     expect(code_field).to_have_value("")
     code_field.click()
     page.keyboard.type(PUBLISH_CODE)
+    if not steps_by_buttons:
+        guarantees.highlight_covers_target(timeline, target="publish_changes")
     page.get_by_test_id("workspace-publish").click()
     dock.wait_until_handoff_ends()
     guarantees.success_only_after_published(timeline, action="publish_changes", since=step)
