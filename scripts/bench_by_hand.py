@@ -21,9 +21,10 @@ round to round so both pay the same machine load:
   status, read the state from the API).
 
 Both drive the same Chromium with the same flags (the harness's `chromium_launch_args`, in
-the hand-written test's conftest). Each figure is one test's duration as pytest reports it (setup, call and teardown; the run's
-start-up is not in it), the first test of each run left out (it pays for what the run's
-start left behind: the first page load, the model's first connection). The ratio is the
+the hand-written test's conftest). Each figure is one test's duration as pytest reports it
+(setup, call and teardown; the run's start-up is not in it), the first test of each run
+left out (it pays for what the run's start left behind: the first page load, the model's
+first connection). The ratio is the
 check's median over the hand-written test's. The machine's load average is printed too:
 figures from a busy machine are upper bounds.
 """
