@@ -4,6 +4,7 @@ ratio; asserts nothing.
 
     .venv/bin/python scripts/bench_by_hand.py --page ai-sdk            # 3 rounds
     .venv/bin/python scripts/bench_by_hand.py --page copilotkit --rounds 5
+    .venv/bin/python scripts/bench_by_hand.py --page ai-sdk --ref main   # and main's check
 
 The page is served once (`dev r-15 --page P --model-url http://127.0.0.1:M/v1`, as
 scripts/frameworks_page.py serves it; `--page copilotkit` is its development build,
@@ -39,6 +40,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -164,14 +166,19 @@ def kept(durations: dict[str, float]) -> list[float]:
     return [durations[nodeid] for nodeid in sorted(durations, key=order)][1:]
 
 
-def run_check(url: str, model_port: int, steps: Steps, scratch: Path) -> list[float]:
+def run_check(url: str, model_port: int, steps: Steps, scratch: Path,
+              harness: Path | None = None) -> list[float]:
+    """The check TESTS times; `harness`: with the `pling_harness` of that folder (an export
+    of another commit) instead of this checkout's."""
     report = scratch / "check.json"
+    environ = {**os.environ, **({"PYTHONPATH": str(harness)} if harness else {})}
     completed = subprocess.run(
         [str(PLING_TUTORIAL), "check", "r-15", "--base-url", url, "--model-port",
          str(model_port), "--driver", steps.driver, "--locale", "en", "-k", CHECK,
          "--count", str(TESTS), "--pling-report", str(report), "-q", "-p", "no:randomly",
          "-p", "no:cacheprovider"],
-        cwd=PROJECT_ROOT, capture_output=True, text=True, check=False, timeout=1800)
+        cwd=PROJECT_ROOT, capture_output=True, text=True, check=False, timeout=1800,
+        env=environ)
     tests = SuiteReport.read(report).tests if report.exists() else []
     passed = {t.nodeid: t.duration for t in tests if t.outcome == "passed"}
     if completed.returncode != 0 or len(passed) != TESTS:
@@ -179,7 +186,8 @@ def run_check(url: str, model_port: int, steps: Steps, scratch: Path) -> list[fl
     return kept(passed)
 
 
-def run_by_hand(url: str, model_port: int, steps: Steps, scratch: Path) -> list[float]:
+def run_by_hand(url: str, model_port: int, steps: Steps, scratch: Path,
+                harness: Path | None = None) -> list[float]:
     folder = scratch / "by_hand"
     folder.mkdir(exist_ok=True)
     (folder / "test_by_hand.py").write_text(BY_HAND, encoding="utf-8")
@@ -200,25 +208,41 @@ def run_by_hand(url: str, model_port: int, steps: Steps, scratch: Path) -> list[
     return kept(recorded["durations"])
 
 
+def exported(ref: str, folder: Path) -> Path:
+    """`ref`'s tree in `folder` (git archive), for its `pling_harness`."""
+    folder.mkdir()
+    archive = subprocess.run(["git", "archive", ref], cwd=PROJECT_ROOT, capture_output=True,
+                             check=True).stdout
+    subprocess.run(["tar", "-x", "-C", str(folder)], input=archive, check=True)
+    return folder
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     parser.add_argument("--page", choices=sorted(STEPS), required=True)
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--ref", metavar="COMMIT",
+                        help="also run the check with the harness of COMMIT (exported with "
+                        "git archive, imported first): a before/after in the same rounds")
     args = parser.parse_args()
     steps = STEPS[args.page]
     page = next(page for page in PAGES if page.key == steps.driver)
     model_port = free_port("127.0.0.1")
     print(f"{args.page}: before: {load()}", flush=True)
-    took: dict[str, list[float]] = {"check": [], "by hand": []}
     with served(page, model_port, steps.dev_page) as url, \
             tempfile.TemporaryDirectory(prefix="pling-bench-by-hand-") as scratch:
         folder = Path(scratch)
-        arms = {"check": run_check, "by hand": run_by_hand}
-        arms["by hand"](url, model_port, steps, folder)  # the page's first load bundles it
+        arms: dict[str, tuple[Callable[..., list[float]], Path | None]] = {
+            "check": (run_check, None), "by hand": (run_by_hand, None)}
+        if args.ref:
+            arms[f"check at {args.ref}"] = (run_check, exported(args.ref, folder / "ref"))
+        took: dict[str, list[float]] = {name: [] for name in arms}
+        run_by_hand(url, model_port, steps, folder)  # the page's first load bundles it
         for round_ in range(args.rounds):
             order = list(arms) if round_ % 2 == 0 else list(reversed(arms))
             for name in order:
-                seconds = arms[name](url, model_port, steps, folder)
+                run, harness = arms[name]
+                seconds = run(url, model_port, steps, folder, harness)
                 took[name] += seconds
                 print(f"round {round_ + 1}: {name:<8} " + " ".join(f"{s:.2f}" for s in seconds)
                       + f" s   ({load()})", flush=True)
@@ -228,6 +252,10 @@ def main() -> int:
     print(f"{'the check ' + CHECK:<44} median {check:6.2f} s  (n={len(took['check'])})")
     print(f"ratio check / hand-written on {args.page}: {check / by_hand:.2f} "
           f"(goal: at most {GOAL})")
+    if args.ref:
+        before = statistics.median(took[f"check at {args.ref}"])
+        print(f"{'the check at ' + args.ref:<44} median {before:6.2f} s  "
+              f"(n={len(took[f'check at {args.ref}'])}): ratio {before / by_hand:.2f}")
     print(f"after: {load()}")
     return 0
 
