@@ -176,9 +176,11 @@ def run_check(url: str, model_port: int, steps: Steps, scratch: Path,
         [str(PLING_TUTORIAL), "check", "r-15", "--base-url", url, "--model-port",
          str(model_port), "--driver", steps.driver, "--locale", "en", "-k", CHECK,
          "--count", str(TESTS), "--pling-report", str(report), "-q", "-p", "no:randomly",
-         "-p", "no:cacheprovider"],
-        cwd=PROJECT_ROOT, capture_output=True, text=True, check=False, timeout=1800,
-        env=environ)
+         "-p", "no:cacheprovider", "--root", str(PROJECT_ROOT)],
+        # From the other harness's folder: `python -m pytest` puts its folder first on the
+        # path, so it imports that folder's pling_harness.
+        cwd=harness or PROJECT_ROOT, capture_output=True, text=True, check=False,
+        timeout=1800, env=environ)
     tests = SuiteReport.read(report).tests if report.exists() else []
     passed = {t.nodeid: t.duration for t in tests if t.outcome == "passed"}
     if completed.returncode != 0 or len(passed) != TESTS:
