@@ -23,9 +23,10 @@ round to round so both pay the same machine load:
 
 Both drive the same Chromium with the same flags (the harness's `chromium_launch_args`, in
 the hand-written test's conftest). Each figure is one test's duration as pytest reports it
-(setup, call and teardown; the run's start-up is not in it), the first test of each run
-left out (it pays for what the run's start left behind: the first page load, the model's
-first connection). The ratio is the
+(setup, call and teardown; the run's start-up is not in it), the first and the last test
+of each run left out (the first pays for what the run's start left behind: the first page
+load, the model's first connection; the last one's teardown carries the session's). The
+ratio is the
 check's median over the hand-written test's. The machine's load average is printed too:
 figures from a busy machine are upper bounds.
 """
@@ -52,8 +53,8 @@ from pling_harness.plugin.report import SuiteReport
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
 PLING_TUTORIAL = Path(sys.executable).parent / "pling-tutorial"
 CHECK = "archive_workspace-approval-before-side-effects"
-# Tests per run; the first of each is left out.
-TESTS = 4
+# Tests per run; the first and the last of each are left out.
+TESTS = 5
 GOAL = 0.8
 # pytest-repeat's suffix of the K-th of N runs of a test: `[...-K-N]` or `[K-N]`.
 REPEAT = re.compile(r"(\d+)-\d+\]$")
@@ -159,11 +160,12 @@ def load() -> str:
 
 def kept(durations: dict[str, float]) -> list[float]:
     """The tests' durations in the order they ran (pytest-repeat's `-K-of-N` suffix), the
-    first left out."""
+    first and the last left out: the last one's teardown report carries the session's
+    teardown (the browser closed, the hand-written test's model server stopped)."""
     def order(nodeid: str) -> int:
         found = REPEAT.search(nodeid)
         return int(found.group(1)) if found else 0
-    return [durations[nodeid] for nodeid in sorted(durations, key=order)][1:]
+    return [durations[nodeid] for nodeid in sorted(durations, key=order)][1:-1]
 
 
 def run_check(url: str, model_port: int, steps: Steps, scratch: Path,
