@@ -26,9 +26,8 @@ the hand-written test's conftest). Each figure is one test's duration as pytest 
 (setup, call and teardown; the run's start-up is not in it), the first and the last test
 of each run left out (the first pays for what the run's start left behind: the first page
 load, the model's first connection; the last one's teardown carries the session's). The
-ratio is the
-check's median over the hand-written test's. The machine's load average is printed too:
-figures from a busy machine are upper bounds.
+ratio is the check's median over the hand-written test's. The machine's load average is
+printed too: figures from a busy machine are upper bounds.
 """
 
 from __future__ import annotations
