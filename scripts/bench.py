@@ -9,6 +9,7 @@
     .venv/bin/python scripts/bench.py --report-cost --locale en -k test_confirmation
                                                      # the checks with --report DIR and
                                                      # without, alternating, and the ratio
+                                                     # (--gallery: and with its pictures)
     .venv/bin/python scripts/bench.py --root /tmp/old --suite   # an older checkout, the same way
 
 Checks and bare tests run side by side in one pytest session, in alternating blocks, so both
@@ -328,20 +329,32 @@ def bench_shards(root: Path, count: int, select: list[str]) -> None:
     print(f"after: {load()}")
 
 
-def bench_report_cost(root: Path, rounds: int, select: list[str]) -> None:
+def bench_report_cost(root: Path, rounds: int, select: list[str], *,
+                      gallery_too: bool = False) -> None:
     """The same checks without and with the HTML report (`check r-15` and `check r-15
     --report DIR` pass the child pytest the same options but `--pling-html DIR`), in
-    alternating runs so both pay the same load, and the ratio of the medians."""
+    alternating runs so both pay the same load, and the ratio of the medians; with
+    `gallery_too`, a third run each round with the gallery's pictures too (`--gallery`,
+    what every report took before they were asked for)."""
     print(f"{root}: before: {load()}")
-    plain: list[float] = []
-    reported: list[float] = []
+    arms: dict[str, list[str]] = {"": [], " --pling-html DIR": ["--pling-html"]}
+    if gallery_too:
+        arms[" --pling-html DIR --pling-gallery"] = ["--pling-html", "--pling-gallery"]
+    took: dict[str, list[float]] = {label: [] for label in arms}
     with tempfile.TemporaryDirectory(prefix="pling-bench-report-") as scratch:
         for round_ in range(1, rounds + 1):
-            plain.append(run_timed(root, f"r-15 checks, round {round_}", select))
-            reported.append(run_timed(root, f"r-15 checks --pling-html DIR, round {round_}",
-                                      [*select, "--pling-html", str(Path(scratch) / "report")]))
-    ratio = statistics.median(reported) / statistics.median(plain)
-    print(f"{'with the report / without (medians)':<52} {ratio:6.2f}     (goal: at most 1.1)")
+            for label, flags in arms.items():
+                extra = [flag if flag != "--pling-html" else f"--pling-html={scratch}/report"
+                         for flag in flags]
+                took[label].append(run_timed(root, f"r-15 checks{label}, round {round_}",
+                                             [*select, *extra]))
+    plain = statistics.median(took[""])
+    for label in list(arms)[1:]:
+        print(f"{'median' + label + ' / without':<52} "
+              f"{statistics.median(took[label]) / plain:6.2f}     (goal: at most 1.1)")
+    print(f"{'medians, s':<52} " + ", ".join(f"{label.strip() or 'without'}: "
+                                               f"{statistics.median(took[label]):.1f}"
+                                               for label in arms))
     print(f"after: {load()}")
 
 
@@ -361,6 +374,9 @@ def main() -> int:
                         help="time the r-15 checks without and with the HTML report "
                         "(--pling-html DIR, what `check --report DIR` adds), alternating "
                         "--rounds times (default here 2), and print the ratio; nothing else runs")
+    parser.add_argument("--gallery", action="store_true",
+                        help="with --report-cost: a third run each round with the gallery's "
+                        "pictures too (--pling-gallery)")
     parser.add_argument("-k", dest="select", metavar="EXPR",
                         help="with --shards or --report-cost: only the checks pytest's -k "
                         "EXPR selects")
@@ -378,7 +394,7 @@ def main() -> int:
               *(["--pling-locale", args.locale] if args.locale else [])]
     if args.report_cost:
         rounds = args.rounds if "--rounds" in sys.argv else 2
-        bench_report_cost(root, rounds, select)
+        bench_report_cost(root, rounds, select, gallery_too=args.gallery)
         return 0
     if args.shards is not None:
         if args.shards < 1:

@@ -1,5 +1,8 @@
 """What a check costs on the AI SDK page against the same check on our page: prints figures
-and ratios, asserts nothing (the goal, at most 1.5x, is read from this output).
+and ratios, asserts nothing. A reference figure only: issue 38 replaced its goal (at most
+1.5x our page) with one against a hand-written test of the same steps on the AI SDK page
+(scripts/bench_by_hand.py --page ai-sdk: at most 0.8x); what remains here is the framework's
+own cost.
 
     .venv/bin/python scripts/bench_ai_sdk.py               # 3 rounds
     .venv/bin/python scripts/bench_ai_sdk.py --rounds 5
@@ -114,7 +117,7 @@ def main() -> int:
         print(f"{check:<80} {ours_s:6.2f} {ai_s:7.2f} {ai_s / ours_s:6.2f}")
     if ratios:
         print(f"median ratio ai-sdk / ours: {statistics.median(ratios):.2f} "
-              f"(max {max(ratios):.2f}); goal: at most 1.5")
+              f"(max {max(ratios):.2f}); reference, no goal (issue 38's: scripts/bench_by_hand.py)")
     return 0
 
 

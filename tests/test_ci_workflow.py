@@ -80,7 +80,7 @@ def test_workflow_check_runs_one_shard_per_runner_into_its_report_folder(
     assert shards(workflow) == list(range(1, count + 1)) and count > 1, shards(workflow)
     assert workflow["jobs"]["check"]["strategy"]["fail-fast"] is False
     assert check.endswith(f"check r-15 --shard ${{{{ matrix.shard }}}}/{count} "
-                          "--report out/report --junitxml out/report/junit.xml")
+                          "--report out/report --gallery --junitxml out/report/junit.xml")
     [upload] = uploads(workflow, "check").values()
     assert upload["with"]["path"].rstrip("/") == "out/report"
     assert upload["with"]["name"] == "shard-${{ matrix.shard }}" and upload["if"] == "always()"

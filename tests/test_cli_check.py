@@ -53,6 +53,16 @@ def test_check_locale_not_offered_is_a_usage_error(capfd: pytest.CaptureFixture[
     assert "use --locale with one of: zh, en" in capfd.readouterr().err
 
 
+def test_check_gallery_without_a_report_is_a_usage_error(
+    capfd: pytest.CaptureFixture[str]
+) -> None:
+    code = main(["check", "r-15", "--locale", "en", "--gallery"])
+
+    assert code == 2
+    assert "--gallery pictures states for the HTML report; give --report DIR too" in \
+        capfd.readouterr().err
+
+
 def test_unknown_option_on_other_commands_is_rejected(capfd: pytest.CaptureFixture[str]) -> None:
     assert main(["list", "--junitxml=x.xml"]) == 2
     assert "unrecognized arguments" in capfd.readouterr().err

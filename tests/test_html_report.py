@@ -66,7 +66,7 @@ def open_report(page: Page, folder: Path) -> None:
     page.goto((folder / "index.html").as_uri())
 
 
-def test_failing_check_entry_carries_its_timeline_and_a_trace_that_exists(
+def test_failing_check_entry_carries_its_timeline_and_a_trace_and_no_unasked_gallery(
     pytester: pytest.Pytester, tmp_path: Path, page: Page
 ) -> None:
     pytester.makepyfile(BROKEN_PROMISE_CHECK)
@@ -86,6 +86,9 @@ def test_failing_check_entry_carries_its_timeline_and_a_trace_that_exists(
     assert href is not None
     trace = folder / urllib.parse.unquote(href)
     assert trace.is_file() and zipfile.is_zipfile(trace), f"{href} is not a trace file"
+    # The check met an approval card, but no one asked for pictures (--pling-gallery).
+    expect(page.get_by_test_id("gallery-not-taken")).to_be_visible()
+    assert not (folder / GALLERY_DIR_NAME).exists()
 
 
 def test_guarantee_cell_links_to_that_guarantees_checks_in_that_locale(
@@ -154,6 +157,18 @@ def test_html_option_traces_no_first_run_and_keeps_traces_inside_the_report(
     assert (folder / "index.html").is_file()
 
 
+def test_gallery_option_without_the_html_report_is_a_usage_error(
+    pytester: pytest.Pytester
+) -> None:
+    pytester.makepyfile(OPTIONS_PROBE)
+
+    result = pytester.runpytest_subprocess("--pling-gallery")
+
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*--pling-gallery pictures states for the HTML report; "
+                                 "give --pling-html DIR too*"])
+
+
 def test_html_option_leaves_the_users_tracing_and_output_alone(
     pytester: pytest.Pytester, tmp_path: Path
 ) -> None:
@@ -172,8 +187,8 @@ def test_html_report_under_xdist_keeps_one_loaded_picture_per_state_and_locale(
     pytester.makepyfile(TWO_ARCHIVE_CHECKS)
     folder = tmp_path / "report"
 
-    pytester.runpytest_subprocess("-n", "2", "--pling-locale", "en", "--pling-html", str(folder)
-                                  ).assert_outcomes(passed=2)
+    pytester.runpytest_subprocess("-n", "2", "--pling-locale", "en", "--pling-html", str(folder),
+                                  "--pling-gallery").assert_outcomes(passed=2)
 
     pictures = sorted(p.name for p in (folder / GALLERY_DIR_NAME).glob("approval-ask-always.*"))
     assert len(pictures) == 1, pictures

@@ -33,9 +33,9 @@ IMAGES_LOADED = "() => [...document.images].every((image) => image.complete)"
 
 @pytest.fixture(scope="module")
 def report_folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The report of one `pling-tutorial check r-15 --report` run of SELECTION."""
+    """The report of one `pling-tutorial check r-15 --report --gallery` run of SELECTION."""
     folder = tmp_path_factory.mktemp("check") / "report"
-    code = main(["check", "r-15", "--report", str(folder), "-k", SELECTION, "-q",
+    code = main(["check", "r-15", "--report", str(folder), "--gallery", "-k", SELECTION, "-q",
                  "-p", "no:cacheprovider"])
     assert code == 0, "the selected r-15 checks failed; see the output above"
     return folder

@@ -80,7 +80,8 @@ def test_r15_checks_pass_in_a_browser_served_by_another_process(
         [sys.executable, "-m", "pytest", str(CHECKS), str(ACTION_TABLE), str(probe), "--rootdir",
          str(PROJECT_ROOT), "-p", "no:cacheprovider", "--pling-locale", "en",
          "-k", f"runs_in_the_served_browser or {OVER_THE_CONNECTION}",
-         "--pling-connect", endpoint(browser_server), "--pling-html", str(report)],
+         "--pling-connect", endpoint(browser_server), "--pling-html", str(report),
+         "--pling-gallery"],
         cwd=PROJECT_ROOT, capture_output=True, text=True, timeout=600, check=False)
 
     assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-2000:]

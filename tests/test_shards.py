@@ -308,7 +308,7 @@ def test_merged_report_keeps_the_shards_gallery_and_the_failures_trace(
     pytester.path.joinpath(CHECK_FILE).write_text(BROWSER_SUITE, encoding="utf-8")
     shards = [tmp_path / "runner-a" / "report", tmp_path / "runner-b" / "report"]
     for index, folder in enumerate(shards, start=1):
-        run_shard(pytester, folder, f"{index}/2", "--pling-locale", "en")
+        run_shard(pytester, folder, f"{index}/2", "--pling-locale", "en", "--pling-gallery")
     # CI downloads each shard's folder somewhere else than where it was written.
     moved = [tmp_path / "downloaded" / f"shard-{index}" for index in (1, 2)]
     for folder, target in zip(shards, moved, strict=True):

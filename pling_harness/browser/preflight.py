@@ -39,6 +39,7 @@ from pling_harness.server.external import (
     ExternalState,
     TargetError,
     quoted,
+    tls_context,
 )
 
 # The testbed's page marks its main element with this test id (pling_harness/web/testbed/).
@@ -88,8 +89,8 @@ class CheckedTarget(BaseModel):
 def check_over_http(base_url: str, tutorial: Tutorial) -> TargetFacts:
     """The page and the state request answer; raises TargetError naming what does not."""
     url = tutorial.page_url(base_url)
-    with httpx.Client(base_url=base_url.rstrip("/") + "/",
-                      timeout=REQUEST_TIMEOUT_SECONDS) as client:
+    with httpx.Client(base_url=base_url.rstrip("/") + "/", timeout=REQUEST_TIMEOUT_SECONDS,
+                      verify=tls_context()) as client:
         try:
             page = client.get(url)
         except httpx.HTTPError as error:

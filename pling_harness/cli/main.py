@@ -40,6 +40,7 @@ from pling_harness.mutation.catalogue import CatalogueError
 from pling_harness.mutation.stryker.plan import PlanError
 from pling_harness.mutation.stryker.report import ReportError
 from pling_harness.mutation.stryker.run import ToolchainError
+from pling_harness.plugin.options import GALLERY_OPTION
 from pling_harness.plugin.shards import DURATIONS_FILE_NAME, SHARD_OPTION, parse_shard
 from pling_harness.project.paths import TUTORIALS_DIR_NAME
 from pling_harness.project.root import has_tutorials
@@ -99,7 +100,8 @@ def run_check_command(args: argparse.Namespace) -> int:
 
 
 def plugin_args(args: argparse.Namespace, tutorial: Tutorial, root: Path) -> list[str]:
-    """What --shard, --store-durations and --connect ask of the child pytest run."""
+    """What --shard, --store-durations, --connect and --gallery ask of the child pytest
+    run."""
     extra: list[str] = []
     if args.shard is not None:
         extra += ["--pling-shard", args.shard]
@@ -111,6 +113,11 @@ def plugin_args(args: argparse.Namespace, tutorial: Tutorial, root: Path) -> lis
                   str(checks_dir(tutorial.id, root) / DURATIONS_FILE_NAME)]
     if args.connect is not None:
         extra += ["--pling-connect", args.connect]
+    if args.gallery:
+        if args.report is None:
+            raise UsageError("--gallery pictures states for the HTML report; give "
+                             "--report DIR too")
+        extra += [GALLERY_OPTION]
     return extra
 
 
@@ -158,10 +165,15 @@ def add_check_command(subparsers: SubParsers) -> None:
         "contract's test ids); checks needing a part it declares absent are n/a")
     parser.add_argument(
         "--report", metavar="DIR",
-        help="also write DIR/index.html: the guarantee table, every check (a failure with "
-        "its timeline and Playwright trace, kept in DIR/traces unless --output is given: a "
-        "failing check is run again once, traced, and one that passes then is FLAKY, a "
-        "failure) and a gallery of what the user sees, zh and en side by side")
+        help="also write DIR/index.html: the guarantee table and every check (a failure "
+        "with its timeline and Playwright trace, kept in DIR/traces unless --output is "
+        "given: a failing check is run again once, traced, and one that passes then is "
+        "FLAKY, a failure)")
+    parser.add_argument(
+        "--gallery", action="store_true",
+        help="with --report: also picture each state the user meets, the first time a check "
+        "meets it, zh and en side by side (slower: every action first looks for a state "
+        "not pictured yet)")
     parser.add_argument(
         "--shard", metavar="K/N", type=shard_spec,
         help="run only the K-th of N parts of the suite, balanced by the durations in the "

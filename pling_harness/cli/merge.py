@@ -133,6 +133,7 @@ def merge(shards: Sequence[Shard]) -> Merged:
                if shard.report.interrupted]
     # The shards of one run made the same choices: the first one's stand for all.
     report = SuiteReport(tests=tests, gallery=list(gallery.values()), gallery_notes=notes,
+                         gallery_taken=any(shard.report.gallery_taken for shard in shards),
                          interrupted="; ".join(stopped) or None,
                          choices=next((s.report.choices for s in shards if s.report.choices),
                                       []))

@@ -13,7 +13,7 @@ from pling_harness.plugin import external, interrupt, launched_page, remote, sha
 from pling_harness.plugin import overrides as pytest_overrides
 from pling_harness.plugin.gallery import Gallery
 from pling_harness.plugin.html_report import GALLERY_DIR_NAME
-from pling_harness.plugin.options import chosen_root
+from pling_harness.plugin.options import GALLERY_OPTION, chosen_root
 from pling_harness.plugin.report_writer import REPORT_PLUGIN_NAME, ReportWriter, clear_html_report
 from pling_harness.plugin.retry import RETRY_OPTION
 from pling_harness.plugin.stash_keys import GALLERY_KEY
@@ -71,15 +71,20 @@ def pytest_configure(config: pytest.Config) -> None:
     if html and not is_worker:
         html = _prepare_html_report(config, html)
     html_folder = Path(html) if html else None
+    pictured = bool(config.getoption(GALLERY_OPTION))
+    if pictured and html_folder is None:
+        raise pytest.UsageError(f"{GALLERY_OPTION} pictures states for the HTML report; "
+                                "give --pling-html DIR too")
     worker = config.workerinput["workerid"] if is_worker else None  # type: ignore[attr-defined]
     config.stash[GALLERY_KEY] = Gallery(
-        html_folder / GALLERY_DIR_NAME if html_folder else None,
+        html_folder / GALLERY_DIR_NAME if html_folder and pictured else None,
         file_suffix=f"-{worker}" if worker else "")
     report = config.getoption("--pling-report")
     # Under pytest-xdist only the controller writes; workers send it their reports.
     if (report or html_folder) and not is_worker:
         config.pluginmanager.register(
             ReportWriter(json_path=Path(report) if report else None, html_folder=html_folder,
+                         gallery_taken=pictured,
                          locales=locales, base_dir=config.invocation_params.dir,
                          choices=choices.shown() if choices is not None else ()),
             REPORT_PLUGIN_NAME)

@@ -11,7 +11,7 @@ message by its outcome code; what the driver declares absent is not pictured) pl
 tutorial's own page states from `tutorials/<id>/gallery.json` (e.g. "published").
 
 The first capture of each (state, locale) is kept; a disabled gallery (no folder) does
-nothing, so checks pay for screenshots only when a report asks for them.
+nothing, so checks pay for screenshots only when a report asks for them (`--pling-gallery`).
 """
 
 from __future__ import annotations

@@ -1,7 +1,8 @@
 """The HTML report (`--pling-html DIR`, `pling-tutorial check --report DIR`): one static page.
 
 `DIR/index.html` holds the guarantee × locale table (each cell links to its checks), the
-gallery (each state a user meets, zh and en side by side, images in `DIR/gallery/`), and
+gallery (each state a user meets, zh and en side by side, images in `DIR/gallery/`; taken
+only when asked, `--pling-gallery`), and
 every check with its outcome and duration; a failing one with its message, timeline and
 Playwright trace (and, for a check run again, traced, its first run's failure; plugin/retry.py).
 No script at all and nothing from the network: the page is built with
@@ -185,6 +186,11 @@ def _gallery(body: ET.Element, suite: SuiteReport, locales: Sequence[str],
     ET.SubElement(section, "p").text = (
         "Each state as the checks met it, taken at that moment. Click a picture for its "
         "full size.")
+    if not suite.gallery_taken and not suite.gallery:
+        ET.SubElement(section, "p", {"class": "missing", "data-testid": "gallery-not-taken"}
+                      ).text = ("Not taken on this run: `check --report DIR --gallery` "
+                                "(pytest: --pling-gallery) pictures each state the checks meet.")
+        return
     if not suite.gallery:
         ET.SubElement(section, "p", {"class": "missing"}).text = (
             "No pictures: the checks that ran met none of the gallery's states.")

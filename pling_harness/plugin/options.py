@@ -22,6 +22,9 @@ from pling_harness.project.paths import TUTORIALS_DIR_NAME
 from pling_harness.project.root import RootError, has_tutorials
 from pling_harness.project.run_choices import Chosen, default, option, root_from_settings
 
+# With --pling-html: the gallery's pictures too (plugin/gallery.py); off by default, since
+# its watch makes every action of every check look for states first.
+GALLERY_OPTION = "--pling-gallery"
 _ROOT_KEY = pytest.StashKey[Chosen[str] | None]()
 
 
@@ -61,11 +64,16 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     )
     group.addoption(
         "--pling-html", metavar="DIR", default=None,
-        help="write DIR/index.html: the guarantee table, each check (a failure with its "
-             "timeline and Playwright trace) and a gallery of the dock and page states in "
-             "each locale. A failing check is run again once, traced (one that passes then "
-             "is flaky, a failure); --output=DIR/traces unless given. With --tracing given, "
-             "that tracing and no retry",
+        help="write DIR/index.html: the guarantee table and each check (a failure with its "
+             "timeline and Playwright trace). A failing check is run again once, traced (one "
+             "that passes then is flaky, a failure); --output=DIR/traces unless given. With "
+             "--tracing given, that tracing and no retry",
+    )
+    group.addoption(
+        GALLERY_OPTION, action="store_true", default=False,
+        help="with --pling-html: also picture each dock and page state the first time a "
+             "check meets it, per locale (the report's gallery). Slower: every action of "
+             "every check then first looks for a state not pictured yet",
     )
     group.addoption(
         DRIVER_OPTION, metavar="NAME|FILE", default=None,

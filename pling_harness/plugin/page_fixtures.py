@@ -68,7 +68,7 @@ def timeline(page: Page, tutorial_server: ServedTutorial, dock_driver: DriverSpe
 def gallery(pytestconfig: pytest.Config) -> Gallery:
     """The session's screenshot gallery for the HTML report: `tutorial_page` has it picture
     each dock and page state the first time a check meets it per locale. Does nothing
-    unless --pling-html is given."""
+    unless --pling-gallery (with --pling-html) is given."""
     return pytestconfig.stash[GALLERY_KEY]
 
 
@@ -112,7 +112,7 @@ def tutorial_page(open_tutorial_page: OpenTutorialPage) -> Page:
     """pytest-playwright's `page`, opened on the tutorial in `locale` with the timeline's
     probe installed and the clock paused (move it with ``page.clock.fast_forward``).
     Reload with ``pling_harness.reload_page(page)``; the timeline's ready mark follows. With
-    --pling-html, the gallery watches it. For another starting state use
+    --pling-gallery, the gallery watches it. For another starting state use
     `open_tutorial_page`."""
     return open_tutorial_page()
 

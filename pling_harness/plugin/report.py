@@ -175,6 +175,9 @@ class SuiteReport(BaseModel):
     gallery: list[GalleryCapture] = Field(default_factory=list)
     """The first capture of each (state, locale), when the HTML report was asked for."""
     gallery_notes: list[str] = Field(default_factory=list)
+    gallery_taken: bool = False
+    """Whether the run pictured the gallery's states (`--pling-gallery`, `check --gallery`):
+    off, a report has no pictures however many states its checks met."""
     interrupted: str | None = None
     """Why the run stopped before its end (e.g. "interrupted by SIGTERM"); None when it ran
     to the end. The checks it did not get to are "not run"."""

@@ -110,7 +110,7 @@ class ReportWriter:
 
     def __init__(self, *, json_path: Path | None = None, html_folder: Path | None = None,
                  locales: Sequence[str] = (), base_dir: Path | None = None,
-                 choices: Sequence[ShownChoice] = ()) -> None:
+                 choices: Sequence[ShownChoice] = (), gallery_taken: bool = False) -> None:
         self.json_path = json_path
         self.choices = list(choices)
         """The run's choices and their sources, as the reports show them."""
@@ -121,6 +121,7 @@ class ReportWriter:
         self.records: dict[str, TestRecord] = {}
         self.gallery: dict[tuple[str, str], GalleryCapture] = {}
         self.gallery_notes: list[str] = []
+        self.gallery_taken = gallery_taken
         self.ended: set[str] = set()
         """Checks whose outcome is known: their body ran, or their setup failed or skipped."""
         self.interrupted: str | None = None
@@ -221,7 +222,8 @@ class ReportWriter:
         if shard is not None and self.html_folder is not None:
             shard = shard.model_copy(update={"folder": str(self.html_folder)})
         return SuiteReport(tests=tests, gallery=list(self.gallery.values()),
-                           gallery_notes=self.gallery_notes, interrupted=self.interrupted,
+                           gallery_notes=self.gallery_notes, gallery_taken=self.gallery_taken,
+                           interrupted=self.interrupted,
                            collection_errors=self.collection_errors,
                            shard=shard, choices=self.choices)
 

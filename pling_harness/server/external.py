@@ -23,6 +23,8 @@ Every problem is a `TargetError` whose message names the URL and the answer.
 
 from __future__ import annotations
 
+import functools
+import ssl
 from pathlib import Path
 from typing import Any
 
@@ -44,6 +46,14 @@ TESTBED_CALLS_PATH = "/api/testbed/calls"
 REQUEST_TIMEOUT_SECONDS = 15.0
 # How much of an unexpected answer a message quotes.
 QUOTED_CHARS = 200
+
+
+@functools.cache
+def tls_context() -> ssl.SSLContext:
+    """One TLS context for every client of the process: httpx builds a new one for each
+    client it makes (loading the CA bundle: 0.3-0.6 s on a loaded machine), and the
+    harness makes one per check, mostly for a local http:// target that never uses it."""
+    return httpx.create_ssl_context()
 
 
 class TargetError(Exception):
@@ -190,7 +200,8 @@ class ExternalTarget:
         """The model route's exchanges (the target's own log is not ours to read)."""
         self.model = ScriptedModel.from_file(tutorial.model_rules_path(self.root),
                                              locales=tutorial.locales)
-        self._client = httpx.Client(base_url=self.url + "/", timeout=REQUEST_TIMEOUT_SECONDS)
+        self._client = httpx.Client(base_url=self.url + "/", timeout=REQUEST_TIMEOUT_SECONDS,
+                                    verify=tls_context())
         self.state = ExternalState(client=self._client, tutorial=tutorial)
         self._testbed: ExternalTestbed | None = None
 
