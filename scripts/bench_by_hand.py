@@ -7,7 +7,7 @@ ratio; asserts nothing.
     .venv/bin/python scripts/bench_by_hand.py --page ai-sdk --ref main   # and main's check
 
 The page is served once (`dev r-15 --page P --model-url http://127.0.0.1:M/v1`, as
-scripts/frameworks_page.py serves it; `--page copilotkit` is its development build,
+`pling-tutorial frameworks`'s `served` serves it; `--page copilotkit` is its development build,
 `copilotkit-dev` Vite's dev server). Each round then runs, in an order that alternates from
 round to round so both pay the same machine load:
 
@@ -44,10 +44,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from frameworks_page import PAGES, served
-
+from pling_harness.cli.frameworks_page import PAGES, Where, served
 from pling_harness.mutation.served import free_port
 from pling_harness.plugin.report import SuiteReport
+from pling_harness.project.tutorials import load_tutorial
 
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
 PLING_TUTORIAL = Path(sys.executable).parent / "pling-tutorial"
@@ -232,7 +232,8 @@ def main() -> int:
     page = next(page for page in PAGES if page.key == steps.driver)
     model_port = free_port("127.0.0.1")
     print(f"{args.page}: before: {load()}", flush=True)
-    with served(page, model_port, steps.dev_page) as url, \
+    where = Where(PROJECT_ROOT, load_tutorial("r-15", PROJECT_ROOT))
+    with served(where, page, model_port, steps.dev_page) as url, \
             tempfile.TemporaryDirectory(prefix="pling-bench-by-hand-") as scratch:
         folder = Path(scratch)
         arms: dict[str, tuple[Callable[..., list[float]], Path | None]] = {
