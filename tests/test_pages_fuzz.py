@@ -165,7 +165,7 @@ HOSTS = ["own", "own", "evil.example", "127.0.0.1:1", "localhost"]
 FETCH_SITES = [None, None, "same-origin", "same-site", "cross-site", "none"]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class Hostile:
     """One request as a hostile client might send it."""
 
@@ -177,6 +177,15 @@ class Hostile:
     host: str
     fetch_site: str | None
     forwarded: bool
+
+    def __repr__(self) -> str:
+        # A failing example is printed: a large body by its start and its length.
+        body = repr(self.body) if len(self.body) <= 300 else (
+            f"{self.body[:200]!r} + ... ({len(self.body)} bytes)")
+        return (f"Hostile(method={self.method!r}, path={self.path!r}, body={body}, "
+                f"content_type={self.content_type!r}, origin={self.origin!r}, "
+                f"host={self.host!r}, fetch_site={self.fetch_site!r}, "
+                f"forwarded={self.forwarded!r})")
 
 
 def requests(paths: list[str], body: st.SearchStrategy[bytes],
@@ -278,6 +287,8 @@ def send(page: Page, request: Hostile) -> None:
     api.state.replace(api.state.reset().model_copy(update=START))
     before = everything(api)
     content = request.body if request.method not in ("GET", "HEAD") else b""
+    if os.environ.get("FUZZ_TRACE"):
+        print(page.name, request.method, request.path, request.body[:120], flush=True)
     with httpx.Client(timeout=REQUEST_TIMEOUT_S) as client:
         # A timeout raises: a request that gets no answer fails the example.
         response = client.request(request.method, page.url + request.path, content=content,
@@ -301,6 +312,12 @@ def on(*pages: str) -> pytest.MarkDecorator:
 @on(*PAGES)
 @FUZZ
 @given(request=requests(BUSINESS_PATHS, BUSINESS))
+# A refusal the fixture server answered without reading the body (an unknown path, a wrong
+# method or content type) reset a proxy still sending a large body: the page's proxy then
+# answered its own error, not the refusal (fixed in pling_harness/server/drain.py).
+@example(request=Hostile(method="POST", path="/api/workspace/x", body=b"[" + b'"x",' * 100_000
+                         + b"0]", content_type="application/json", origin=None, host="own",
+                         fetch_site=None, forwarded=False))
 def test_business_api(page: Page, request: Hostile) -> None:
     send(page, request)
 
