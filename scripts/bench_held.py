@@ -13,7 +13,11 @@ proxy on the Vite pages), one large request at a time goes to the page's agent e
 runtime's run): a message just under the 4 MiB cap, then a 20 MB body sent chunked (no
 Content-Length), which every page refuses 413. The probe's longest wait while each is in
 flight is printed beside its longest wait with nothing else in flight, median of the
-rounds (a stray pause of a busy machine lands in one round, not in the figure).
+rounds (a stray pause of a busy machine lands in one round, not in the figure), with its
+worst round, and the CPU time the page's servers spent while the large request was in flight
+(median; the probe's requests meanwhile included): a wait grows when other processes hold
+the cores, CPU time does not, so on a busy machine it tells roughly what the wait would be
+on an idle one when the work is one block.
 
 The machine's load average is printed with the figures: on a busy machine they are upper
 bounds. The goal (no request held more than 100 ms) is read from this output, never
@@ -115,7 +119,22 @@ def stop(process: subprocess.Popen[str]) -> None:
         process.wait()
 
 
-def holding(page: str, url: str, rounds: int) -> None:
+def cpu_seconds(group: int) -> float:
+    """CPU time (user and system) spent so far by the processes of process group `group`:
+    the page's servers (the fixture server, Vite and what runs inside it). Unlike a wait,
+    it does not grow when other processes hold the machine's cores."""
+    ticks = 0
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue  # a process that ended meanwhile
+        if int(fields[2]) == group:  # pgrp
+            ticks += int(fields[11]) + int(fields[12])  # utime, stime
+    return ticks / os.sysconf("SC_CLK_TCK")
+
+
+def holding(page: str, url: str, rounds: int, group: int) -> None:
     probe = Probe(url)
     thread = threading.Thread(target=probe.run, daemon=True)
     thread.start()
@@ -126,6 +145,7 @@ def holding(page: str, url: str, rounds: int) -> None:
             alone: list[float] = []
             loaded: list[float] = []
             took: list[float] = []
+            cpu: list[float] = []
             status = 0
             for _ in range(rounds):
                 # A window with nothing else in flight, as long as the large request took.
@@ -134,7 +154,7 @@ def holding(page: str, url: str, rounds: int) -> None:
                 quiet_until = time.perf_counter()
                 probe.settle(quiet_until)
                 alone.append(probe.longest(quiet_from, quiet_until))
-                started = time.perf_counter()
+                started, cpu_before = time.perf_counter(), cpu_seconds(group)
                 try:
                     # The whole answer read (a turn streams), as the page reads it.
                     status = client.post(endpoint, content=body(), headers=JSON).status_code
@@ -142,13 +162,15 @@ def holding(page: str, url: str, rounds: int) -> None:
                     status = -1
                     print(f"  {page} {name}: {type(error).__name__}: {error}")
                 ended = time.perf_counter()
+                cpu.append(cpu_seconds(group) - cpu_before)
                 took.append(ended - started)
                 probe.settle(ended)
                 loaded.append(probe.longest(started, ended))
             typical_alone, typical_loaded = statistics.median(alone), statistics.median(loaded)
             print(f"{page:<12} {name:<20} {status:>6} {statistics.median(took) * 1000:>7.0f}ms "
                   f"{typical_alone * 1000:>11.1f}ms {typical_loaded * 1000:>12.1f}ms "
-                  f"{max(loaded) * 1000:>9.1f}ms", flush=True)
+                  f"{max(loaded) * 1000:>9.1f}ms {statistics.median(cpu) * 1000:>8.0f}ms",
+                  flush=True)
     probe.stop.set()
     thread.join()
 
@@ -161,11 +183,11 @@ def main(argv: list[str] | None = None) -> int:
     print(f"load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores; "
           f"{args.rounds} rounds; the probe's longest wait per round, median of the rounds")
     print(f"{'page':<12} {'request':<20} {'status':>6} {'took':>9} {'probe: alone':>13} "
-          f"{'while in flight':>14} {'worst':>11}")
+          f"{'while in flight':>14} {'worst':>11} {'servers CPU':>11}")
     for page in args.pages:
         process, url = serve(page)
         try:
-            holding(page, url, args.rounds)
+            holding(page, url, args.rounds, process.pid)
         finally:
             stop(process)
     print(f"load average {os.getloadavg()[0]:.2f}")

@@ -17,7 +17,8 @@ bytes that are not UTF-8, control and bidi characters, long strings):
   `node_modules`, a stack trace's `    at ` frames.
 
 A counterexample found once is kept as an `@example`, so it runs first, every time. To hunt
-for more, run more examples: `FUZZ_EXAMPLES=300 .venv/bin/pytest tests/test_pages_fuzz.py`."""
+for more, run more examples: `FUZZ_EXAMPLES=300 .venv/bin/pytest tests/test_pages_fuzz.py`
+(`FUZZ_TRACE=1` and `-s` print each request as it is sent: the last one before a hang)."""
 
 from __future__ import annotations
 
