@@ -146,8 +146,11 @@ COPILOTKIT_PATHS = ["/api/copilotkit/agent/default/run", "/api/copilotkit",
                     "/api/copilotkit/", "/api/copilotkit/info",
                     "/api/copilotkit/agent/default/connect",
                     "/api/copilotkit/agent/default/stop/t1", "/api/copilotkit/agent/nobody/run",
-                    "/api/copilotkit/transcribe", "/api/copilotkit/threads",
-                    "/api/copilotkit/cpk-debug-events"]
+                    "/api/copilotkit/transcribe", "/api/copilotkit/threads"]
+# Not fuzzed: GET /api/copilotkit/cpk-debug-events, the runtime's debug feed, on whenever
+# NODE_ENV is development (as under Vite's dev server): an event stream that stays open by
+# design (@copilotkit/runtime 1.74.0, dist/v2/runtime/handlers/handle-debug-events.mjs), so a
+# request that reads the whole answer never ends.
 # Files, dev-server endpoints (Vite's editor launcher, file system and module routes), and
 # paths that reach for what a server must not show.
 STATIC_PATHS = ["/", "/?lang=en", "/index.html", "/__open-in-editor?file=backend.py",
