@@ -119,22 +119,29 @@ def stop(process: subprocess.Popen[str]) -> None:
         process.wait()
 
 
-def cpu_seconds(group: int) -> float:
-    """CPU time (user and system) spent so far by the processes of process group `group`:
-    the page's servers (the fixture server, Vite and what runs inside it). Unlike a wait,
-    it does not grow when other processes hold the machine's cores."""
-    ticks = 0
+def cpu_seconds(root: int) -> float:
+    """CPU time (user and system) spent so far by process `root` and its descendants: the
+    page's servers (the fixture server, Vite in its own session, what runs inside Vite).
+    Unlike a wait, it does not grow when other processes hold the machine's cores."""
+    children: dict[int, list[int]] = {}
+    ticks: dict[int, int] = {}
     for stat in Path("/proc").glob("[0-9]*/stat"):
         try:
             fields = stat.read_text().rsplit(")", 1)[1].split()
         except OSError:
             continue  # a process that ended meanwhile
-        if int(fields[2]) == group:  # pgrp
-            ticks += int(fields[11]) + int(fields[12])  # utime, stime
-    return ticks / os.sysconf("SC_CLK_TCK")
+        pid = int(stat.parent.name)
+        children.setdefault(int(fields[1]), []).append(pid)  # ppid
+        ticks[pid] = int(fields[11]) + int(fields[12])  # utime, stime
+    total, pending = 0, [root]
+    while pending:
+        pid = pending.pop()
+        total += ticks.get(pid, 0)
+        pending.extend(children.get(pid, []))
+    return total / os.sysconf("SC_CLK_TCK")
 
 
-def holding(page: str, url: str, rounds: int, group: int) -> None:
+def holding(page: str, url: str, rounds: int, root: int) -> None:
     probe = Probe(url)
     thread = threading.Thread(target=probe.run, daemon=True)
     thread.start()
@@ -154,7 +161,7 @@ def holding(page: str, url: str, rounds: int, group: int) -> None:
                 quiet_until = time.perf_counter()
                 probe.settle(quiet_until)
                 alone.append(probe.longest(quiet_from, quiet_until))
-                started, cpu_before = time.perf_counter(), cpu_seconds(group)
+                started, cpu_before = time.perf_counter(), cpu_seconds(root)
                 try:
                     # The whole answer read (a turn streams), as the page reads it.
                     status = client.post(endpoint, content=body(), headers=JSON).status_code
@@ -162,7 +169,7 @@ def holding(page: str, url: str, rounds: int, group: int) -> None:
                     status = -1
                     print(f"  {page} {name}: {type(error).__name__}: {error}")
                 ended = time.perf_counter()
-                cpu.append(cpu_seconds(group) - cpu_before)
+                cpu.append(cpu_seconds(root) - cpu_before)
                 took.append(ended - started)
                 probe.settle(ended)
                 loaded.append(probe.longest(started, ended))
