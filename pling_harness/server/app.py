@@ -19,6 +19,7 @@ from pling_harness.server.backend import BusinessApi, BusinessStore, TutorialBac
 from pling_harness.server.bodies import error_body, error_response
 from pling_harness.server.chat_completions import ChatCompletions, ModelSeat
 from pling_harness.server.deadline import BODY_DEADLINE_SECONDS, BodyDeadline
+from pling_harness.server.drain import DrainUnreadBody
 from pling_harness.server.failures import logging_failures
 from pling_harness.server.gateway import Gateway
 from pling_harness.server.guard import Endpoint, Refuse, guarded
@@ -153,7 +154,9 @@ def create_app(
         Route("/copy/{locale}.json", copy, methods=STATIC_METHODS),
         Route("/{path:path}", fixture_files.handle, methods=STATIC_METHODS),
     ]
-    middleware = [Middleware(NoStoreMiddleware), Middleware(BodyDeadline, seconds=body_deadline)]
+    # Outermost first: the drain receives through the deadline, so a stalled body still ends.
+    middleware = [Middleware(NoStoreMiddleware), Middleware(BodyDeadline, seconds=body_deadline),
+                  Middleware(DrainUnreadBody)]
     app = Starlette(routes=routes, middleware=middleware)
     app.state.business_state = state
     app.state.testbed = testbed
