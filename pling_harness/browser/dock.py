@@ -33,7 +33,7 @@ from pling_harness.browser.dock_view import DECIDED_SELECTOR, DockView
 from pling_harness.browser.driver import in_page
 from pling_harness.browser.repeated_decision import RepeatedApproval
 from pling_harness.browser.visibility import VISIBLE_FUNCTION
-from pling_harness.project.dock_driver import DriverSpec, NotObservable
+from pling_harness.project.dock_driver import Absent, DriverSpec, NotObservable
 
 # How long a turn may take before a wait gives up (ms); the scripted model answers at once.
 SETTLE_TIMEOUT_MS = 10_000
@@ -74,6 +74,9 @@ class Dock(DockView):
     def ask(self, text: str) -> None:
         """Type `text` into the assistant, send it, and wait until the turn settles."""
         before = self.messages().count()
+        if isinstance(self.spec.earlier_errors_stay, Absent):
+            # The framework forgets the error shown once the next message is sent.
+            before -= self.messages("error").count()
         self.input.fill(text)
         user_click(self.send_button)
         # The turn has started once the user's message is shown; then wait for either a

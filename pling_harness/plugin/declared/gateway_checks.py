@@ -34,15 +34,25 @@ UNFILLED_PLACEHOLDER = re.compile(r"\{\w+\}")
 PLAIN_REPLY = {"role": "assistant", "content": "Done."}
 
 
-def _error_says(run: DeclaredRun, code: str | None, count: int) -> str:
-    """The `count`th error shown is the only one carrying `code` (if given); its text."""
-    expect(run.dock.messages("error")).to_have_count(count)
+def errors_kept(run: DeclaredRun, faults: int) -> int | None:
+    """How many errors the conversation shows after `faults` faults: all of them where the
+    driver says earlier errors stay, else None (the page shows only the current one)."""
+    return None if isinstance(run.dock.spec.earlier_errors_stay, Absent) else faults
+
+
+def _error_says(run: DeclaredRun, code: str | None, count: int | None) -> str:
+    """The `count`th error shown (None: the last of any shown, earlier ones not counted) is
+    the only one carrying `code` (if given); its text."""
+    if count is None:
+        expect(run.dock.messages("error")).not_to_have_count(0)
+    else:
+        expect(run.dock.messages("error")).to_have_count(count)
     if code is not None:
         expect(run.dock.messages("error", code=code)).to_have_count(1)
     return run.dock.messages("error").last.inner_text()
 
 
-def _provider_fault_told(run: DeclaredRun, fault: ProviderError, count: int, *,
+def _provider_fault_told(run: DeclaredRun, fault: ProviderError, count: int | None, *,
                          code: str | Literal["fault"] | None = "fault") -> str:
     """As `_error_says` for the fault's code (or `code`), or a violation saying what the
     user sees instead (a page that shows nothing fails so, not as a locator's timeout)."""
@@ -52,18 +62,20 @@ def _provider_fault_told(run: DeclaredRun, fault: ProviderError, count: int, *,
         shown = run.dock.messages("error")
         told = " | ".join(" ".join(t.split()) for t in shown.all_inner_texts()) or "none"
         raise GuaranteeViolation(NAME, f"the provider answered {fault.status} {fault.code}; "
-                                 f"the user should see error {count} reporting it; errors "
+                                 f"the user should see error {count or 'now shown'} "
+                                 f"reporting it; errors "
                                  f"shown: {told}; the chat shows "
                                  f"{run.dock.messages('assistant').count()} answer(s) and "
                                  f"{run.dock.messages('notice').count()} notice(s)",
                                  run.timeline) from None
 
 
-def _conversation_goes_on(run: DeclaredRun, errors: int) -> None:
+def _conversation_goes_on(run: DeclaredRun, errors: int | None) -> None:
     run.model.script(PLAIN_REPLY)
     run.dock.ask(run.say(run.row.asked_with))
     expect(run.dock.messages("assistant")).to_have_count(1)
-    expect(run.dock.messages("error")).to_have_count(errors)
+    if errors is not None:
+        expect(run.dock.messages("error")).to_have_count(errors)
 
 
 def provider_faults(run: DeclaredRun) -> None:
@@ -82,10 +94,10 @@ def provider_faults(run: DeclaredRun) -> None:
                                      f"({str(error).splitlines()[0]})", run.timeline) from None
         if isinstance(run.dock.spec.provider_fault_codes, Absent):
             # The framework tells the page only that the run failed: its error must say so.
-            text = _provider_fault_told(run, fault, n, code=None)
+            text = _provider_fault_told(run, fault, errors_kept(run, n), code=None)
             problems = run.words.detail_problems(text, "gateway.unknown-code")
         else:
-            text = _provider_fault_told(run, fault, n)
+            text = _provider_fault_told(run, fault, errors_kept(run, n))
             problems = run.words.meaning_problems(text, fault.code)
         if problems:
             raise GuaranteeViolation(NAME, f"the {fault.code} error {text!r}: "
@@ -103,7 +115,7 @@ def provider_faults(run: DeclaredRun) -> None:
         # The user's words stay (contained: a framework's message may carry a label for
         # screen readers, "You", around them).
         expect(run.dock.messages("user")).to_contain_text([asked] * n)
-    _conversation_goes_on(run, len(PROVIDER_FAULTS))
+    _conversation_goes_on(run, errors_kept(run, len(PROVIDER_FAULTS)))
 
 
 def model_request_fails(run: DeclaredRun) -> None:
