@@ -6,6 +6,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+from pydantic import ValidationError
+
 from pling_harness.cli import frameworks_page
 from pling_harness.cli.main import main
 from pling_harness.plugin.report import TestRecord
@@ -43,6 +46,34 @@ def test_the_command_rewrites_only_the_found_block(tmp_path: Path) -> None:
     assert "stale" not in text
     assert "\n".join(frameworks_page.found_section(frameworks_page.found_breaks(PROJECT_ROOT))) \
         in text
+
+
+BREAK = {"page": "copilotkit", "title": "t", "user_sees": "u", "confirmed_on": ["1.74.0"],
+         "known": "not reported"}
+
+
+def test_a_break_no_check_fails_on_names_the_benchmark_that_measures_it() -> None:
+    measured = frameworks_page.Found.model_validate(
+        {**BREAK, "measured_by": "`scripts/bench_held.py`: held 190 ms"})
+    caught = frameworks_page.Found.model_validate(
+        {**BREAK, "check": "table-x", "guarantees": ["model-text-inert"]})
+
+    assert measured.caught_by() == "no check; measured by `scripts/bench_held.py`: held 190 ms"
+    assert caught.caught_by() == "`table-x` (model-text-inert)"
+    assert measured.caught_by() in frameworks_page.found_section({"slug": measured})[-2]
+
+
+@pytest.mark.parametrize("fields", [
+    {},
+    {"check": "table-x", "guarantees": ["model-text-inert"], "measured_by": "bench"},
+    {"check": "table-x"},
+    {"measured_by": "bench", "guarantees": ["model-text-inert"]},
+], ids=["neither", "both", "check-without-guarantee", "benchmark-with-guarantee"])
+def test_a_break_is_caught_one_way_and_only_a_check_names_guarantees(
+        fields: dict[str, object]) -> None:
+    # A guarantee beside a benchmark would link the reproduction from cells that pass.
+    with pytest.raises(ValidationError):
+        frameworks_page.Found.model_validate({**BREAK, **fields})
 
 
 def test_a_failing_cell_links_the_reproduction_of_its_break() -> None:

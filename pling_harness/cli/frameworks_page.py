@@ -16,7 +16,9 @@ docs/release-replay.md` wrote. The page shows what those files say and nothing e
 without a kept run is marked "not run" with the reason. Every cell is one command away from
 being repeated. The Found block lists the open breaks of current releases from
 `fixtures/found/<break>/found.json`, each beside its reproduction, and a fail cell of a
-guarantee a break names links that reproduction.
+guarantee a break names links that reproduction. A break no check can fail on (a server's
+timing, which a check on a shared machine cannot hold) names the benchmark that measures it
+instead, and no guarantee: no cell fails on it, so none links it.
 """
 
 from __future__ import annotations
@@ -33,7 +35,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from pling_harness.cli.usage import SubParsers, UsageError, add_root_option, tutorial_root
 from pling_harness.plugin.report import SuiteReport, TestRecord
@@ -80,12 +82,34 @@ class Found(BaseModel):
     """The key of the page whose framework breaks it (`copilotkit`, `ai-sdk`)."""
     title: str = Field(min_length=1, max_length=200)
     user_sees: str = Field(min_length=1, max_length=600)
-    guarantees: tuple[str, ...] = Field(min_length=1)
+    guarantees: tuple[str, ...] = ()
     """The guarantees whose checks fail on it: their cells link here."""
-    check: str = Field(min_length=1, max_length=200)
+    check: str | None = Field(default=None, min_length=1, max_length=200)
+    """The check that fails on it."""
+    measured_by: str | None = Field(default=None, min_length=1, max_length=300)
+    """For a break no check fails on: the benchmark that measures it, and its goal."""
     confirmed_on: tuple[str, ...] = Field(min_length=1)
     known: str = Field(min_length=1, max_length=600)
     """What the framework's tracker says (or that nothing was found, and where we looked)."""
+
+    @model_validator(mode="after")
+    def _caught_one_way(self) -> Found:
+        # A check names the guarantees whose cells it fails; a benchmark fails no cell, so a
+        # guarantee beside it would link a reproduction from cells that pass.
+        if (self.check is None) == (self.measured_by is None):
+            raise ValueError("name either the check that fails on it or the benchmark that "
+                             "measures it (measured_by), not both")
+        if self.check is not None and not self.guarantees:
+            raise ValueError("a check's break names the guarantees whose checks fail on it")
+        if self.measured_by is not None and self.guarantees:
+            raise ValueError("a measured break fails no check: it names no guarantee")
+        return self
+
+    def caught_by(self) -> str:
+        """The Found block's "caught by" cell."""
+        if self.check is not None:
+            return f"`{self.check}` ({', '.join(self.guarantees)})"
+        return f"no check; measured by {self.measured_by}"
 
 
 def found_breaks(root: Path) -> dict[str, Found]:
@@ -97,16 +121,17 @@ def found_breaks(root: Path) -> dict[str, Found]:
 def found_section(breaks: dict[str, Found]) -> list[str]:
     """The page's "Found" block, between its markers."""
     lines = [FOUND_BEGIN, "## Found: what current releases break", "",
-             "Open breaks of the newest releases on the registry, each caught by a check and",
-             "each with a reproduction a maintainer can run without the harness",
-             "(`fixtures/found/<break>/`, its README says how).", "",
+             "Open breaks of the newest releases on the registry, each caught by a check (or,",
+             "for a server's timing, measured by a benchmark) and each with a reproduction a",
+             "maintainer can run without the harness (`fixtures/found/<break>/`, its README",
+             "says how).", "",
              "| framework | break | what the user sees | caught by | confirmed on | "
              "known upstream |", "|---|---|---|---|---|---|"]
     titles = {page.key: page.title for page in PAGES}
     for slug, found in breaks.items():
         lines.append(f"| {titles.get(found.page, found.page)} | "
                      f"[{found.title}](../fixtures/found/{slug}/) | {found.user_sees} | "
-                     f"`{found.check}` ({', '.join(found.guarantees)}) | "
+                     f"{found.caught_by()} | "
                      f"{'; '.join(found.confirmed_on)} | {found.known} |")
     return [*lines, FOUND_END]
 
