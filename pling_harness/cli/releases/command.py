@@ -23,7 +23,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from pling_harness.cli.releases import declared, registry, search, seats
-from pling_harness.cli.releases.serving import SERVED_PAGES, Place
+from pling_harness.cli.releases.serving import Place, served_pages
 from pling_harness.cli.releases.verdict import CheckRun
 from pling_harness.cli.usage import (
     SubParsers,
@@ -130,9 +130,16 @@ def run_releases(args: argparse.Namespace) -> int:
         if not EXACT_VERSION.match(bound):
             raise UsageError(f"{bound!r} is not an exact version such as 7.0.150")
     place = Place(root, tutorial, args.page[0], locale)
-    if place.page not in SERVED_PAGES or not (place.directory / "package.json").is_file():
-        raise UsageError(f"no framework page {place.page!r} to serve on releases "
-                         f"({place.directory}/package.json); pages: {', '.join(SERVED_PAGES)}")
+    served = served_pages(tutorial, root)
+    if place.page not in served:
+        raise UsageError(f"no framework page {place.page!r} to serve on releases (a row of "
+                         "the pages table with a command, its folder holding a package.json); "
+                         f"pages: {', '.join(served)}")
+    manifest = json.loads((place.directory / "package.json").read_text(encoding="utf-8"))
+    if args.package not in {**manifest.get("devDependencies", {}),
+                            **manifest.get("dependencies", {})}:
+        raise UsageError(f"--package {args.package} is not a dependency of page {place.page} "
+                         f"({place.directory / 'package.json'})")
     return run_range(args, place)
 
 
