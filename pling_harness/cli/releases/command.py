@@ -53,9 +53,11 @@ def add_releases_command(subparsers: SubParsers) -> None:
         description="Check a framework page on each release of a package in a range "
         "(--each) or bisect the range (default), reporting per guarantee the first release "
         "that breaks it and the first that keeps it again; or (--bugs) replay the "
-        "tutorial's declared framework bugs on their buggy and fixed releases. Each check "
-        "runs in a seat of its own (page, fixture server, model port), through the page's "
-        "dock driver; releases are installed once per machine, cached in "
+        "tutorial's declared framework bugs on their buggy and fixed releases. The page is "
+        "its row of the pages table (any row whose folder has a package.json) on a copy of "
+        "its folder; each check runs alone, as `check --page NAME` runs it (the page started "
+        "over the run's own fixture server, read through the row's driver); releases are "
+        "installed once per machine, cached in "
         f"$PLING_RELEASES_CACHE (else {releases_cache()}). An install, a page or a check "
         "that errors is an error, never a break. Exit, a range: 0 every guarantee judged "
         "and kept on --to, 1 one breaks on --to or an end could not be judged, 3 kept but a "
@@ -65,7 +67,8 @@ def add_releases_command(subparsers: SubParsers) -> None:
     parser.add_argument("bugs", nargs="*", metavar="BUG",
                         help="with --bugs: the declared bugs to replay (default: all)")
     parser.add_argument("--page", action="append", metavar="PAGE",
-                        help="the framework page (fixtures/<short id>-PAGE/); with --bugs, "
+                        help="the framework page: a row of the pages table whose folder has "
+                        "a package.json (check --page PAGE); with --bugs, "
                         "repeatable, default: every page with declared bugs")
     parser.add_argument("--package", help="the npm package whose releases are checked")
     parser.add_argument("--from", dest="low", metavar="VERSION", help="the range's first")
