@@ -5,6 +5,7 @@ catch, with the command exiting non-zero."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -228,3 +229,40 @@ def test_a_violation_counts_only_from_a_run_of_that_check_alone_on_a_page_still_
     else:
         assert run.problem is not None and problem in run.problem
         assert judged.verdict == "error"
+
+
+def test_pages_served_on_releases_are_the_rows_whose_folder_has_a_package_json() -> None:
+    served = serving.served_pages(PLACE.tutorial, PROJECT_ROOT)
+
+    assert "ours" not in served  # no command: the fixture server's own page
+    assert {"react", "react-build", "ai-sdk", "copilotkit", "copilotkit-build",
+            "assistant-ui"} <= set(served)
+    with pytest.raises(serving.ServingError, match="no way to serve page 'ours'"):
+        _ = Place(PROJECT_ROOT, PLACE.tutorial, "ours").row
+
+
+def test_a_release_is_served_by_the_pages_own_row_on_its_copy(tmp_path: Path) -> None:
+    place = Place(PROJECT_ROOT, PLACE.tutorial, "assistant-ui")
+    copy = place.copy
+
+    row = serving.serve_page(place, copy)
+
+    assert row.cwd == f"fixtures/.r-15-assistant-ui-replay-{os.getpid()}"
+    assert row.model_copy(update={"cwd": place.row.cwd}) == place.row
+
+
+def test_a_copy_of_a_page_keeps_its_files_and_dotfiles_and_links_the_releases_packages(
+        tmp_path: Path) -> None:
+    page, packages = tmp_path / "page", tmp_path / "release" / "node_modules"
+    for name in ("src/main.tsx", ".env", "node_modules/x/index.js", "dist/index.html",
+                 ".vite-cache/deps/x.js"):
+        (page / name).parent.mkdir(parents=True, exist_ok=True)
+        (page / name).write_text(name)
+    packages.mkdir(parents=True)
+
+    serving.copy_page(page, tmp_path / "copy", packages)
+
+    copied = sorted(str(path.relative_to(tmp_path / "copy"))
+                    for path in (tmp_path / "copy").rglob("*"))
+    assert copied == [".env", "node_modules", "src", "src/main.tsx"]
+    assert (tmp_path / "copy" / "node_modules").resolve() == packages.resolve()

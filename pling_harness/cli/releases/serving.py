@@ -90,8 +90,9 @@ def copy_page(directory: Path, copy: Path, node_modules: Path) -> None:
     `node_modules` linked in: a release under replay. Vite holds one lock per page folder,
     so a copy is served beside a running `dev`."""
     shutil.rmtree(copy, ignore_errors=True)
-    shutil.copytree(directory, copy, symlinks=True, ignore=lambda _, names: [
-        name for name in names if name in NOT_COPIED or name.startswith(".")])
+    # Everything else, dotfiles too: Vite reads a page's `.env` files.
+    shutil.copytree(directory, copy, symlinks=True,
+                    ignore=lambda _, names: [name for name in names if name in NOT_COPIED])
     (copy / "node_modules").symlink_to(node_modules.resolve(), target_is_directory=True)
 
 
