@@ -7,21 +7,19 @@ own cost.
     .venv/bin/python scripts/bench_ai_sdk.py               # 3 rounds
     .venv/bin/python scripts/bench_ai_sdk.py --rounds 5
 
-Both pages are served elsewhere and checked the same way, one check at a time, with
-`check r-15 --base-url … --locale en -k <the same checks>`: our page by `dev r-15`, the AI
-SDK page (a copy beside it, its own packages linked, so a running `dev --page ai-sdk` does
-not hold Vite's lock on it) by its Vite with the model on a port of the check run's, read
-through its driver. The rounds alternate between the pages so both pay the same machine
-load; each figure is a check's whole duration as the harness's report gives it (setup,
-call, teardown), the median over the rounds. The machine's load average is printed too:
-figures from a busy machine are upper bounds.
+Both pages are checked with the same checks, `check r-15 … --locale en -k <the same
+checks>`: our page served elsewhere by `dev r-15` (`--base-url`), the AI SDK page from its
+row (`--page ai-sdk`: each run starts its Vite, with `--bypass-lock`, over the run's own
+fixture server and reads it through its driver). The rounds alternate between the pages
+so both pay the same machine load; each figure is a check's whole duration as the
+harness's report gives it (setup, call, teardown), the median over the rounds. The
+machine's load average is printed too: figures from a busy machine are upper bounds.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
-import shutil
 import statistics
 import subprocess
 import sys
@@ -33,14 +31,9 @@ from pathlib import Path
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(PROJECT_ROOT))
 
-from pling_harness.cli.ai_sdk_page import ai_sdk_vite, copy_page  # noqa: E402
-from pling_harness.cli.react_page import free_port  # noqa: E402
 from pling_harness.plugin.report import SuiteReport  # noqa: E402
-from pling_harness.server.runner import TutorialServer  # noqa: E402
 
 PLING_TUTORIAL = Path(sys.executable).with_name("pling-tutorial")
-PAGE = PROJECT_ROOT / "fixtures" / "r-15-ai-sdk"
-COPY = PAGE.parent / ".r-15-ai-sdk-bench"
 # Checks both pages run (no n/a on either): ask, allow or deny, the human's step.
 SELECTION = " or ".join([
     "archive_workspace-approval-before-side-effects",
@@ -48,7 +41,6 @@ SELECTION = " or ".join([
     "publish_changes-handoff-cancel",
     "publish_changes-success-only-after-published",
 ])
-HOST = "127.0.0.1"
 
 
 @contextmanager
@@ -68,16 +60,8 @@ def our_page() -> Iterator[list[str]]:
 
 @contextmanager
 def ai_sdk_page() -> Iterator[list[str]]:
-    copy_page(PAGE, COPY, PAGE / "node_modules")
-    try:
-        model_port = free_port(HOST)
-        with TutorialServer(tutorial="r-15", root=PROJECT_ROOT, port=0) as api, \
-                ai_sdk_vite(COPY, api_origin=api.url, port=0,
-                            model_base_url=f"http://{HOST}:{model_port}/v1") as vite:
-            yield ["--base-url", vite.url, "--model-port", str(model_port),
-                   "--driver", "ai-sdk"]
-    finally:
-        shutil.rmtree(COPY, ignore_errors=True)
+    # Its row (tutorial.json `pages`): each run starts it over its own fixture server.
+    yield ["--page", "ai-sdk"]
 
 
 def durations(target: list[str]) -> dict[str, float]:

@@ -8,12 +8,12 @@ side by side in one run. A reference figure only: issue 38 replaced issue 28's g
     .venv/bin/python scripts/bench_copilotkit.py --page copilotkit    # under Vite's dev server
 
 Each round runs the same selection of r-15's checks on our page (served by the harness) and
-on the CopilotKit page (`dev --page copilotkit-build` by default: its development build,
-StrictMode kept; `--page copilotkit`: Vite's dev server; checked with `--base-url
---model-port --driver copilotkit`), alternating which goes first, and sums the checks' own
-durations from the JSON report (setup, call and teardown: the page's load included, the
-run's start-up not). Prints each round, the median ratio and each check's median ratio;
-figures go to docs/measurements.md.
+on the CopilotKit page (`check --page copilotkit-build` by default, its row: its development
+build, StrictMode kept; `--page copilotkit`: Vite's dev server; each run starts it over its
+own fixture server and checks it through its row's driver), alternating which goes first,
+and sums the checks' own durations from the JSON report (setup, call and teardown: the
+page's load included, the run's start-up not). Prints each round, the median ratio and
+each check's median ratio; figures go to docs/measurements.md.
 """
 
 from __future__ import annotations
@@ -25,10 +25,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from pling_harness.cli.frameworks_page import PAGES, Where, served
-from pling_harness.mutation.served import free_port
 from pling_harness.plugin.report import SuiteReport
-from pling_harness.project.tutorials import load_tutorial
 
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
 PLING_TUTORIAL = Path(sys.executable).parent / "pling-tutorial"
@@ -44,7 +41,7 @@ def seconds(command: list[str], report: Path) -> dict[str, float]:
     failed = [f"{t.nodeid}: {(t.message or t.failure or t.outcome)[:400]}"
               for t in tests if t.outcome not in ("passed", "n/a")]
     if failed:
-        page = "CopilotKit" if "--driver" in command else "ours"
+        page = "CopilotKit" if "--page" in command else "ours"
         raise SystemExit(f"not comparable: on {page}, " + "; ".join(failed))
     return {t.nodeid: t.duration for t in tests if t.outcome == "passed"}
 
@@ -55,18 +52,16 @@ def main() -> int:
     parser.add_argument("--locale", default="en")
     parser.add_argument("-k", dest="selection", default=DEFAULT_SELECTION)
     parser.add_argument("--page", choices=("copilotkit-build", "copilotkit"),
-                        default="copilotkit-build", help="how dev serves the CopilotKit page")
+                        default="copilotkit-build",
+                        help="the CopilotKit page's row that each check run starts")
     args = parser.parse_args()
-    copilotkit = next(page for page in PAGES if page.key == "copilotkit")
     check = [str(PLING_TUTORIAL), "check", "r-15", "--locale", args.locale, "-k", args.selection]
     ratios = []
     per_check: dict[str, list[float]] = {}
-    model_port = free_port("127.0.0.1")
-    where = Where(PROJECT_ROOT, load_tutorial("r-15", PROJECT_ROOT))
-    with (served(where, copilotkit, model_port, args.page) as url,
-          tempfile.TemporaryDirectory() as scratch):
-        theirs = [*check, "--base-url", url, "--model-port", str(model_port),
-                  "--driver", "copilotkit"]
+    with tempfile.TemporaryDirectory() as scratch:
+        # Each run starts the page from its row over its own fixture server (`check
+        # --page`); a check's duration is its own, the page's start is the run's.
+        theirs = [*check, "--page", args.page]
         seconds(theirs, Path(scratch) / "warm.json")  # Vite bundles on the first load
         for round_ in range(args.rounds):
             order = [("ours", check), ("copilotkit", theirs)]

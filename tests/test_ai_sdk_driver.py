@@ -19,8 +19,8 @@ from pathlib import Path
 
 import pytest
 
-from pling_harness.cli.react_page import free_port
 from pling_harness.plugin.report import SuiteReport
+from pling_harness.server.page_process import free_port
 
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
 PLING_TUTORIAL = Path(sys.executable).parent / "pling-tutorial"

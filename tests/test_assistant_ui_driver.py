@@ -24,9 +24,9 @@ from pathlib import Path
 
 import pytest
 
-from pling_harness.cli.react_page import free_port
 from pling_harness.plugin.report import SuiteReport
 from pling_harness.project.tutorials import load_tutorial
+from pling_harness.server.page_process import free_port
 from pling_harness.server.runner import TutorialServer
 
 PROJECT_ROOT = Path(__file__).resolve().parents[1]

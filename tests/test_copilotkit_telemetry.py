@@ -19,7 +19,9 @@ from pathlib import Path
 
 import pytest
 
-from pling_harness.cli.react_page import ViteServer
+from pling_harness.project.pages_table import page_row
+from pling_harness.project.tutorials import load_tutorial
+from pling_harness.server.page_process import row_process
 
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
 PAGE = PROJECT_ROOT / "fixtures" / "r-15-copilotkit"
@@ -58,9 +60,11 @@ def page_server(environ: dict[str, str]) -> Iterator[str]:
     if not (PAGE / "node_modules" / ".bin" / "vite").exists():
         pytest.fail("the CopilotKit page is not installed; run ./scripts/bootstrap")
     # The model and the business API are never called here.
-    with ViteServer(directory=PAGE, mode="copilotkit", api_origin="http://127.0.0.1:9",
-                    environ=environ) as vite:
-        yield vite.url
+    vite = row_process(page_row(load_tutorial("r-15", PROJECT_ROOT), PROJECT_ROOT,
+                                "copilotkit"), root=PROJECT_ROOT, api_origin="http://127.0.0.1:9")
+    vite.environ.update(environ)
+    with vite:
+        yield vite.origin
 
 
 @contextmanager

@@ -141,14 +141,9 @@ def test_react_page_and_api_behind_it_and_nothing_left_after_ctrl_c(served: Serv
         request(f"{served.url}/?lang=en")
 
 
-def test_react_page_of_a_tutorial_without_one_is_a_usage_error() -> None:
+def test_a_page_the_pages_table_lacks_is_a_usage_error() -> None:
     from pling_harness.cli.main import main
-    from pling_harness.cli.react_page import ReactPageError, react_directory
-    from pling_harness.project.tutorials import load_tutorial
 
-    tutorial = load_tutorial("r-15")
-    with pytest.raises(ReactPageError, match="has no React page"):
-        react_directory(tutorial, root=PROJECT_ROOT / "tests")
     assert main(["dev", "r-15", "--page", "vue"]) == 2
     assert os.environ.get("PLING_API_ORIGIN") is None
 

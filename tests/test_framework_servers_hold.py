@@ -28,16 +28,14 @@ from typing import Any
 import httpx
 import pytest
 
-from pling_harness.cli.ai_sdk_page import ai_sdk_directory, ai_sdk_vite, model_url
-from pling_harness.cli.copilotkit_page import copilotkit_vite
-from pling_harness.cli.react_page import ReactMode, ViteServer, react_directory
+from pling_harness.project.pages_table import page_row
 from pling_harness.project.tutorials import load_tutorial
+from pling_harness.server.page_process import PageProcess, row_process
 from pling_harness.server.runner import TutorialServer
 
 # The harness's own checkout: the project these tests check.
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
 TUTORIAL = load_tutorial("r-15", PROJECT_ROOT)
-ASSISTANT_UI_PAGE = PROJECT_ROOT / "fixtures" / "r-15-assistant-ui"
 BACKEND = PROJECT_ROOT / "tutorials" / "r-15-confirmation-and-human-handoff" / "backend.py"
 
 # The React page under Vite's dev server and under `vite preview` of its build, and the two
@@ -56,13 +54,13 @@ TIMEOUT_S = 120.0
 @dataclass(frozen=True)
 class Served:
     page: str
-    vite: ViteServer
+    vite: PageProcess
     api: TutorialServer
     editor_log: Path
 
     @property
     def url(self) -> str:
-        return self.vite.url
+        return self.vite.origin
 
     def workspace(self) -> dict[str, Any]:
         return self.api.state.snapshot().fields()
@@ -89,19 +87,10 @@ def editor(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     return script, opened
 
 
-def vite_for(page: str, api: TutorialServer) -> ViteServer:
-    if page == "ai-sdk":
-        return ai_sdk_vite(ai_sdk_directory(TUTORIAL, PROJECT_ROOT), api_origin=api.url,
-                           model_base_url=model_url(api.url), port=0)
-    if page == "assistant-ui":  # assistant-ui over the AI SDK: Vite under its own Node.js 22
-        return ai_sdk_vite(ASSISTANT_UI_PAGE, api_origin=api.url,
-                           model_base_url=model_url(api.url), port=0)
-    if page == "copilotkit":
-        return copilotkit_vite(react_directory(TUTORIAL, PROJECT_ROOT, "copilotkit"),
-                               api_origin=api.url, model_base_url=model_url(api.url), port=0)
-    mode: ReactMode = "react-build" if page == "react-build" else "react"
-    return ViteServer(directory=react_directory(TUTORIAL, PROJECT_ROOT, mode), mode=mode,
-                      api_origin=api.url)
+def vite_for(page: str, api: TutorialServer) -> PageProcess:
+    """The page's row (tutorial.json `pages`), as `check --page` starts it."""
+    return row_process(page_row(TUTORIAL, PROJECT_ROOT, page), root=PROJECT_ROOT,
+                       api_origin=api.url)
 
 
 @pytest.fixture(scope="module", params=PAGES)

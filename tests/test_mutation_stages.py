@@ -170,3 +170,24 @@ def test_focused_mutant_its_checks_miss_is_not_tried_on_the_rest() -> None:
 
     assert result.verdict == "survived"
     assert len(suite.stages) == 1
+
+
+def test_a_rows_mutants_are_checked_with_the_check_run_starting_the_copys_page() -> None:
+    # `mutate --page react`: the copy is the run's root, so the row's cwd names the copy's
+    # page folder; nothing is served beside the run (no --base-url), with or without
+    # --external.
+    for external in (False, True):
+        invocation = SuiteInvocation(tutorial_id=TUTORIAL_ID, source_root=PROJECT_ROOT,
+                                     page="react", external=external)
+        copy = Path("/tmp/a-mutants-copy")
+
+        command = invocation.command(served_root=copy, report=copy / "report.json",
+                                     locales=("en",))
+
+        assert invocation.launches_row
+        assert command[command.index("--pling-page") + 1] == "react"
+        assert command[command.index("--pling-root") + 1] == str(copy)
+        assert "--base-url" not in command
+    assert not ON_PROJECT.launches_row
+    assert "--pling-page" not in ON_PROJECT.command(served_root=PROJECT_ROOT,
+                                                    report=Path("r.json"), locales=())

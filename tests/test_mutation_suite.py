@@ -65,11 +65,11 @@ def test_mutation_suite_every_guarantee_killed_by_a_mutant() -> None:
 @pytest.mark.mutation
 def test_react_page_mutants_each_killed_against_the_served_react_page() -> None:
     # React-shaped bugs (StrictMode, a ref that never unbinds, an unmounted control, a
-    # reformatted code field, …), each copy served by `dev --page react` (Vite) and checked
-    # with --base-url, as a user checks their own page.
+    # reformatted code field, …), each copy's page started from its `react` row (Vite, its
+    # cwd in the copy) by the check run, over its own fixture server, as `check --page react`.
     catalogue = for_page(load_catalogue(catalogue_path(TUTORIAL_ID, PROJECT_ROOT)), "react")
     invocation = SuiteInvocation(tutorial_id=TUTORIAL_ID, source_root=PROJECT_ROOT, focused=True,
-                                 external=True, page="react")
+                                 page="react")
     declared = frozenset(g for mutant in catalogue.mutants for g in mutant.expected)
 
     run = run_catalogue(catalogue, invocation, jobs=1, declared_guarantees=declared)

@@ -5,6 +5,7 @@ catch, with the command exiting non-zero."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -12,7 +13,6 @@ from pathlib import Path
 import pytest
 
 from pling_harness.cli.main import main
-from pling_harness.cli.react_page import ViteServer
 from pling_harness.cli.releases import declared, seats, serving
 from pling_harness.cli.releases.seats import SeatAddress
 from pling_harness.cli.releases.serving import Place
@@ -22,6 +22,7 @@ from pling_harness.evidence.timeline import Timeline
 from pling_harness.mutation.releases import ReleaseBug, ReleasePins
 from pling_harness.plugin.report import Outcome, SuiteReport, TestRecord
 from pling_harness.plugin.reporting import violation_parts
+from pling_harness.project.page_rows import PageRow
 from pling_harness.project.tutorials import load_tutorial
 
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
@@ -40,23 +41,24 @@ def bug(name: str = "fake-1-page-bug", checks: str | None = "denial-respected",
         shows="nothing", checks=checks, not_replayed=not_replayed))
 
 
-def page_that_exits_at_once(tmp_path: Path) -> seats.Serve:
-    """The page's Vite replaced by a command that prints one line and exits 1."""
-    script = tmp_path / "page" / "node_modules" / "vite" / "bin" / "vite.js"
-    script.parent.mkdir(parents=True)
-    script.write_text("echo 'page: cannot start, port taken' >&2\nexit 1\n")
-    return lambda place, directory, api, model: ViteServer(
-        directory=tmp_path / "page", mode="react", api_origin=api, node=Path("/bin/sh"))
+SERVE_PAGE = serving.serve_page
+
+
+def page_that_exits_at_once(place: Place, directory: Path) -> PageRow:
+    """The page's row with its command replaced by one that prints one line and exits 1."""
+    return SERVE_PAGE(place, directory).model_copy(update={"command": (
+        "/bin/sh", "-c", "echo 'page: cannot start, port taken' >&2; exit 1"),
+        "build_command": None})
 
 
 def test_a_replay_whose_page_cannot_start_is_an_error_not_a_catch(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     @contextmanager
     def no_install(place: Place, pins: ReleasePins, swaps: object = ()) -> Iterator[Path]:
-        yield tmp_path / "page"
+        yield place.directory  # its own folder: the command below never reads it
 
     monkeypatch.setattr(serving, "page_on", no_install)
-    monkeypatch.setattr(serving, "serve_page", page_that_exits_at_once(tmp_path))
+    monkeypatch.setattr(serving, "serve_page", page_that_exits_at_once)
     monkeypatch.setattr(declared, "declared_bugs", lambda place: {"ai-sdk": (bug(),)})
     table = tmp_path / "replay.md"
     table.write_text(f"{declared.BEGIN}\n{declared.END}\n")
@@ -75,7 +77,8 @@ def test_a_replay_whose_page_cannot_start_is_an_error_not_a_catch(
     # The page's output is kept beside the table, one folder per row and release.
     kept = tmp_path / "replay-runs" / "ai-sdk" / "fake-1-page-bug" / "buggy"
     assert "cannot start" in (kept / "error.txt").read_text()
-    assert (kept / "01-first-seat" / "seat.json").is_file()
+    assert "cannot start" in (kept / "00-first-load" / "page-server.log").read_text()
+    assert "did_not_start" in (kept / "00-first-load" / "seat.json").read_text()
     assert cells[9] == "`replay-runs/ai-sdk/fake-1-page-bug`"
 
 
@@ -104,7 +107,7 @@ def test_each_check_gets_a_seat_of_its_own_and_a_crash_stays_in_it(
 
     @contextmanager
     def no_install(place: Place, pins: ReleasePins, swaps: object = ()) -> Iterator[Path]:
-        yield tmp_path / "page"
+        yield place.directory  # never served: warm and the seats are fakes
 
     @contextmanager
     def fake_seat(place: Place, directory: Path, folder: Path,
@@ -113,7 +116,7 @@ def test_each_check_gets_a_seat_of_its_own_and_a_crash_stays_in_it(
         seated.append(folder)
         if folder.name == "03-test_after_a_seat_that_broke":
             raise RuntimeError("the fixture server did not start")
-        yield SeatAddress(f"http://seat-{len(seated)}", 1000 + len(seated))
+        yield SeatAddress(PageRow(name=f"seat-{len(seated)}", command=("true",)))
 
     said: dict[str, tuple[Outcome, str | None]] = {
         checks[0]: ("failed", violation("no notice")),
@@ -122,13 +125,14 @@ def test_each_check_gets_a_seat_of_its_own_and_a_crash_stays_in_it(
 
     def fake_run(place: Place, address: SeatAddress, expression: str,
                  nodeid: str, others: list[str], folder: Path) -> CheckRun:
-        assert address.url == f"http://seat-{len(seated)}"  # this check's own seat
+        assert address.row.name == f"seat-{len(seated)}"  # this check's own seat
         outcome, message = said[nodeid]
         record = TestRecord(nodeid=nodeid, guarantees=(GUARANTEE,), outcome=outcome,
                             message=message)
         return CheckRun(nodeid, SuiteReport(tests=[record]), None, str(folder))
 
     monkeypatch.setattr(serving, "page_on", no_install)
+    monkeypatch.setattr(seats, "warm", lambda place, row, folder: None)
     monkeypatch.setattr(seats, "seat", fake_seat)
     monkeypatch.setattr(seats, "selected_checks", lambda *args: checks)
     monkeypatch.setattr(seats, "run_one_check", fake_run)
@@ -185,9 +189,10 @@ def test_a_bug_not_replayed_shows_its_reason_and_the_command_exits_3(tmp_path: P
     assert declared.exit_code([row]) == declared.EXIT_NOT_ALL_REPLAYED
 
 
-def fake_check_run(monkeypatch: pytest.MonkeyPatch, *nodeids: str) -> None:
+def fake_check_run(monkeypatch: pytest.MonkeyPatch, *nodeids: str,
+                   page_stopped: str | None = None) -> None:
     """The check run replaced by one that writes a report of `nodeids`, each failed with
-    the expected guarantee's violation."""
+    the expected guarantee's violation (and the page's early exit, if `page_stopped`)."""
     def run_and_keep(place: Place, command: list[str], folder: Path, name: str,
                      timeout_s: float) -> None:
         # The bug's -k with every other check it selects deselected: this one runs alone.
@@ -196,23 +201,24 @@ def fake_check_run(monkeypatch: pytest.MonkeyPatch, *nodeids: str) -> None:
         assert command[command.index("-k") + 1] == "x"
         report = Path(command[command.index("--pling-report") + 1])
         SuiteReport(tests=[TestRecord(nodeid=nodeid, guarantees=(GUARANTEE,), outcome="failed",
-                                      message=violation("no notice")) for nodeid in nodeids]
-                    ).write(report)
+                                      message=violation("no notice")) for nodeid in nodeids],
+                    page_stopped=page_stopped).write(report)
 
     monkeypatch.setattr(seats, "run_and_keep", run_and_keep)
 
 
 @pytest.mark.parametrize(("still_up", "reported", "problem"), [
     (True, ["checks/test_x.py::a"], None),
-    (False, ["checks/test_x.py::a"], "stopped during the check"),
+    (False, ["checks/test_x.py::a"], "the page stopped during the check"),
     (True, ["checks/test_x.py::a", "checks/test_x.py::b"], "was to hold checks/test_x.py::a"),
     (True, [], "was to hold checks/test_x.py::a"),
 ])
 def test_a_violation_counts_only_from_a_run_of_that_check_alone_on_a_page_still_serving(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, still_up: bool, reported: list[str],
         problem: str | None) -> None:
-    fake_check_run(monkeypatch, *reported)
-    address = SeatAddress("http://seat", 1, lambda: still_up)
+    fake_check_run(monkeypatch, *reported,
+                   page_stopped=None if still_up else "page ai-sdk exited before the run ended")
+    address = SeatAddress(PLACE.row)
 
     run = seats.run_one_check(PLACE, address, "x", "checks/test_x.py::a",
                               ["checks/test_x.py::a", "checks/test_x.py::b"], tmp_path)
@@ -223,3 +229,40 @@ def test_a_violation_counts_only_from_a_run_of_that_check_alone_on_a_page_still_
     else:
         assert run.problem is not None and problem in run.problem
         assert judged.verdict == "error"
+
+
+def test_pages_served_on_releases_are_the_rows_whose_folder_has_a_package_json() -> None:
+    served = serving.served_pages(PLACE.tutorial, PROJECT_ROOT)
+
+    assert "ours" not in served  # no command: the fixture server's own page
+    assert {"react", "react-build", "ai-sdk", "copilotkit", "copilotkit-build",
+            "assistant-ui"} <= set(served)
+    with pytest.raises(serving.ServingError, match="no way to serve page 'ours'"):
+        _ = Place(PROJECT_ROOT, PLACE.tutorial, "ours").row
+
+
+def test_a_release_is_served_by_the_pages_own_row_on_its_copy(tmp_path: Path) -> None:
+    place = Place(PROJECT_ROOT, PLACE.tutorial, "assistant-ui")
+    copy = place.copy
+
+    row = serving.serve_page(place, copy)
+
+    assert row.cwd == f"fixtures/.r-15-assistant-ui-replay-{os.getpid()}"
+    assert row.model_copy(update={"cwd": place.row.cwd}) == place.row
+
+
+def test_a_copy_of_a_page_keeps_its_files_and_dotfiles_and_links_the_releases_packages(
+        tmp_path: Path) -> None:
+    page, packages = tmp_path / "page", tmp_path / "release" / "node_modules"
+    for name in ("src/main.tsx", ".env", "node_modules/x/index.js", "dist/index.html",
+                 ".vite-cache/deps/x.js"):
+        (page / name).parent.mkdir(parents=True, exist_ok=True)
+        (page / name).write_text(name)
+    packages.mkdir(parents=True)
+
+    serving.copy_page(page, tmp_path / "copy", packages)
+
+    copied = sorted(str(path.relative_to(tmp_path / "copy"))
+                    for path in (tmp_path / "copy").rglob("*"))
+    assert copied == [".env", "node_modules", "src", "src/main.tsx"]
+    assert (tmp_path / "copy" / "node_modules").resolve() == packages.resolve()

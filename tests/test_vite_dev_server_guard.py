@@ -18,8 +18,9 @@ import pytest
 from playwright.sync_api import Page
 
 from pling_harness.browser.pages import open_page
-from pling_harness.cli.react_page import ViteServer, react_directory
+from pling_harness.project.pages_table import page_row
 from pling_harness.project.tutorials import load_tutorial
+from pling_harness.server.page_process import PageProcess, row_process
 from pling_harness.server.runner import TutorialServer
 
 # The harness's own checkout: the project these tests check.
@@ -37,7 +38,7 @@ WAIT_SECONDS = 60.0
 
 @dataclass(frozen=True)
 class DevServer:
-    vite: ViteServer
+    vite: PageProcess
     editor_log: Path
 
     def opened_in_editor(self) -> str:
@@ -74,8 +75,8 @@ def dev_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[DevServer]:
     os.environ["LAUNCH_EDITOR"] = str(editor)
     try:
         with (TutorialServer(tutorial=tutorial, environ={}) as api,
-              ViteServer(directory=react_directory(tutorial, PROJECT_ROOT), mode="react",
-                         api_origin=api.url) as vite):
+              row_process(page_row(tutorial, PROJECT_ROOT, "react"), root=PROJECT_ROOT,
+                          api_origin=api.url) as vite):
             yield DevServer(vite, editor_log)
     finally:
         if previous is None:
@@ -92,7 +93,7 @@ def other_site() -> Iterator[TutorialServer]:
 
 
 def editor_url(dev_server: DevServer, file: Path) -> str:
-    return f"{dev_server.vite.url}/__open-in-editor?file={file}"
+    return f"{dev_server.vite.origin}/__open-in-editor?file={file}"
 
 
 def test_another_sites_page_cannot_open_the_developers_editor(
@@ -115,7 +116,7 @@ def test_another_sites_page_cannot_open_the_developers_editor(
         wait_until(dev_server.refused(file), f"the refusal of {file} in Vite's log")
 
     # The page's own request opens its file; by then any launch the others caused is done.
-    open_page(page, dev_server.vite.url + "/?lang=en")
+    open_page(page, dev_server.vite.origin + "/?lang=en")
     status = page.evaluate("(url) => fetch(url).then((r) => r.status)",
                            f"/__open-in-editor?file={OWN_FILE}")
     assert status == 200
@@ -135,11 +136,11 @@ def test_dev_endpoint_without_the_pages_own_request_is_refused(dev_server: DevSe
 @pytest.mark.parametrize("host", ["127.0.0.1:{other}", "localhost:{other}",
                                   "rebound.example:{port}", "rebound.example"])
 def test_foreign_host_is_refused_on_every_path(dev_server: DevServer, host: str) -> None:
-    port = int(dev_server.vite.url.rsplit(":", 1)[1])
+    port = int(dev_server.vite.origin.rsplit(":", 1)[1])
     named = host.format(port=port, other=port + 1)
 
     for path in ("/", "/src/App.tsx", "/api/workspace"):
-        response = httpx.get(dev_server.vite.url + path, headers={"Host": named})
+        response = httpx.get(dev_server.vite.origin + path, headers={"Host": named})
         assert response.status_code == 403, path
     if named.startswith(("127.0.0.1", "localhost")):
         # Vite's own allowedHosts lets every IP address and localhost through, on any port:
@@ -152,7 +153,7 @@ def test_foreign_host_is_refused_on_every_path(dev_server: DevServer, host: str)
 def test_backend_py_is_not_served_even_to_the_page_itself(
     page: Page, dev_server: DevServer,
 ) -> None:
-    open_page(page, dev_server.vite.url + "/?lang=en")
+    open_page(page, dev_server.vite.origin + "/?lang=en")
     status_of = "(url) => fetch(url).then((r) => r.status)"
 
     assert page.evaluate(status_of, f"/@fs{BACKEND}") == 403
@@ -161,10 +162,10 @@ def test_backend_py_is_not_served_even_to_the_page_itself(
 
 
 def test_own_page_and_api_still_work_through_the_guard(dev_server: DevServer) -> None:
-    assert httpx.get(dev_server.vite.url + "/").status_code == 200
-    assert httpx.get(dev_server.vite.url + "/api/workspace").json()["name"] == "Northwind"
+    assert httpx.get(dev_server.vite.origin + "/").status_code == 200
+    assert httpx.get(dev_server.vite.origin + "/api/workspace").json()["name"] == "Northwind"
     # A page reached by a link from another site is a page like any other.
-    navigation = httpx.get(dev_server.vite.url + "/", headers={
+    navigation = httpx.get(dev_server.vite.origin + "/", headers={
         "Sec-Fetch-Site": "cross-site", "Sec-Fetch-Mode": "navigate",
         "Sec-Fetch-Dest": "document"})
     assert navigation.status_code == 200

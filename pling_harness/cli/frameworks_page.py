@@ -30,8 +30,6 @@ import re
 import subprocess
 import sys
 from collections import defaultdict
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -44,7 +42,6 @@ from pling_harness.project.tutorials import Tutorial, load_tutorial
 
 # The CLI, run by this interpreter (a checkout's or a wheel's).
 PLING_TUTORIAL = (sys.executable, "-m", "pling_harness.cli.main")
-SERVING = re.compile(r"at (http://127\.0\.0\.1:\d+)/\?lang=")
 # A run's own address (a free port each time) says nothing about the page.
 LOCAL_URL = re.compile(r"http://127\.0\.0\.1:\d+")
 LOCALES = ("zh", "en")
@@ -194,29 +191,6 @@ PAGES = (
 )
 JUDGED = "frameworks-judged.md"
 
-
-
-@contextmanager
-def served(where: Where, page: Page, model_port: int, mode: str | None = None
-           ) -> Iterator[str]:
-    """`pling-tutorial dev <tutorial> --page <mode or page>` with its model on `model_port`;
-    its URL (`mode`: another way `dev` serves the page, e.g. copilotkit-build)."""
-    process = subprocess.Popen(
-        [*PLING_TUTORIAL, "dev", where.tutorial.id, "--root", str(where.root),
-         "--page", mode or page.key, "--port", "0",
-         "--model-url", f"http://127.0.0.1:{model_port}/v1"],
-        cwd=where.root, text=True, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-    assert process.stdout is not None
-    try:
-        for line in process.stdout:
-            found = SERVING.search(line)
-            if found:
-                yield found.group(1)
-                return
-        raise UsageError(f"dev --page {mode or page.key} did not start")
-    finally:
-        process.terminate()
-        process.communicate(timeout=60)
 
 
 def run_checks(where: Where, page: Page, locale: str, runs: Path,

@@ -21,7 +21,6 @@ from pling_harness.cli.merge import MergeError, run_merge
 from pling_harness.cli.model_server import add_model_server_command
 from pling_harness.cli.mutate import add_mutate_command
 from pling_harness.cli.new import add_new_command
-from pling_harness.cli.react_page import ReactPageError
 from pling_harness.cli.releases.command import add_releases_command
 from pling_harness.cli.usage import (
     EXIT_USAGE,
@@ -304,7 +303,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return handler(args)
     except (UsageError, TutorialError, PortInUse, ProviderConfigError, CatalogueError,
-            PlanError, ToolchainError, TargetError, ReactPageError, ScaffoldError) as error:
+            PlanError, ToolchainError, TargetError, ScaffoldError) as error:
         return fail(str(error))
     except (ServerStartError, ReportError) as error:
         print(f"{PROGRAM}: error: {error}", file=sys.stderr)

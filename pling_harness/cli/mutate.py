@@ -46,9 +46,6 @@ def run_mutate(args: argparse.Namespace) -> int:
         page_row(tutorial, root, args.page)
     except PageRowError as error:
         raise UsageError(str(error)) from None
-    if args.page != "ours" and not (args.external or args.list):
-        raise UsageError(f"--page {args.page} goes with --external (that page is served by "
-                         "Vite in a dev process of its own)")
     catalogue = for_page(load_catalogue(catalogue_path(tutorial.id, root)), args.page)
     if args.only:
         unknown = sorted(set(args.only) - {m.name for m in catalogue.mutants})
@@ -84,13 +81,16 @@ def run_mutants(args: argparse.Namespace, tutorial: Tutorial, catalogue: Catalog
         # A framework page's mutants prove that its bugs are caught; that every guarantee can
         # fail at all is the main catalogue's job, against our page.
         declared = declared & {g for mutant in catalogue.mutants for g in mutant.expected}
-    if args.external:
-        # A guarantee no page served elsewhere can prove needs no mutant killed that way.
+    if args.external and args.page == "ours":
+        # A guarantee no page served elsewhere can prove needs no mutant killed that way (a
+        # row's page is started by the check over its own fixture server: none is n/a).
         known = guarantee_sources(tutorial)
         declared = frozenset(g for g in declared
                              if why_not_provable([g], EXTERNAL_SOURCES, known) is None)
     jobs = args.jobs if args.jobs is not None else default_jobs()
-    where = " each served by its own dev process (--external)" if args.external else ""
+    where = (f" each copy's page {args.page} started by its check run (its row)"
+             if args.page != "ours" else
+             " each served by its own dev process (--external)" if args.external else "")
     print(f"Running {len(catalogue.mutants)} mutants of {tutorial.short_id}{where}, "
           f"{jobs} at a time...", flush=True)
     run = run_catalogue(catalogue, invocation, jobs=jobs, declared_guarantees=declared,
@@ -167,11 +167,12 @@ def add_mutate_command(subparsers: SubParsers) -> None:
                         "all n/a (external) is reported as such")
     parser.add_argument("--page", metavar="NAME",
                         default="ours",
-                        help="with --external: the row of the pages table whose mutants run, "
-                        "each copy served by `dev --page NAME` from the copy (r-15: react, "
-                        "its and its bindings' mutants; ai-sdk and copilotkit, checked "
-                        "through their dock drivers, the run hosting the model their server "
-                        "calls); default: ours")
+                        help="the row of the pages table whose mutants run: each mutant's "
+                        "copy of that page is started from its row (its cwd in the copy) by "
+                        "the check run, over the run's own fixture server, as `check --page "
+                        "NAME` does, and checked through the row's driver (r-15: react, its "
+                        "and its bindings' mutants; ai-sdk, copilotkit); --external changes "
+                        "nothing for such a row; default: ours")
     parser.add_argument("--generated", action="store_true",
                         help="machine-made mutants: run StrykerJS (installs it with npm ci the "
                         "first time; needs Node.js >= 20); incremental, so a re-run tests only "

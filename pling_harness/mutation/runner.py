@@ -9,7 +9,7 @@ import tempfile
 from collections import Counter
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal, Protocol
 
@@ -22,9 +22,11 @@ from pling_harness.mutation.catalogue import (
     materialise,
 )
 from pling_harness.mutation.served import ServedCopy
+from pling_harness.plugin.choices import PAGE_OPTION
 from pling_harness.plugin.report import SuiteReport, TestRecord
 from pling_harness.plugin.tutorial_choice import TUTORIAL_OPTION
 from pling_harness.project.action_table import check_paths
+from pling_harness.project.pages_table import OURS
 from pling_harness.project.paths import PACKAGE_DIR, PACKAGE_DIR_NAME, TUTORIALS_DIR_NAME
 from pling_harness.project.tutorials import load_tutorial
 
@@ -143,18 +145,16 @@ class SuiteInvocation:
     each guarantee's only until one of them fails (a kill); without `focused`, a mutant they
     do not kill then meets the rest of the suite, up to its first failure."""
     external: bool = False
-    """Serve each mutant's copy with its own `dev` process and check it with --base-url."""
+    """Serve each mutant's copy of our page with its own `dev` process and check it with
+    --base-url (a page served elsewhere)."""
     page: str = "ours"
-    """With `external`: which page that `dev` process serves (`dev --page`)."""
+    """A row of the pages table: a row other than `ours` is started from the mutant's copy
+    (its `cwd` there) by the check run itself, over its own fixture server, as `check --page
+    NAME` starts it (`--pling-page`)."""
 
-    def for_served(self, model_port: int | None) -> SuiteInvocation:
-        """For a copy served elsewhere: a page whose server calls the model at `model_port`
-        is checked with the run hosting the model there, through the page's dock driver
-        (`drivers/<page>.json`)."""
-        if model_port is None:
-            return self
-        return replace(self, extra_args=(*self.extra_args, "--pling-model-port",
-                                         str(model_port), "--pling-driver", self.page))
+    @property
+    def launches_row(self) -> bool:
+        return self.page != OURS
 
     @property
     def checks_dir(self) -> Path:
@@ -198,6 +198,9 @@ class SuiteInvocation:
             command += ["--pling-stop-at-kill"] if only_guarantees else ["-x"]
         if base_url is not None:
             command += ["--base-url", base_url]
+        if self.launches_row:
+            # `--pling-root` is the copy: the row's cwd names the copy's page folder.
+            command += [PAGE_OPTION, self.page]
         return command + list(self.extra_args)
 
 
@@ -267,10 +270,9 @@ def run_mutant(mutant: Mutant, invocation: SuiteInvocation, *,
                                              collection_errors=rest.collection_errors))
 
         try:
-            if invocation.external:
-                with ServedCopy(root=served_root, tutorial_id=invocation.tutorial_id,
-                                page=invocation.page) as served:
-                    return stages(served.url, invocation.for_served(served.model_port))
+            if invocation.external and not invocation.launches_row:
+                with ServedCopy(root=served_root, tutorial_id=invocation.tutorial_id) as served:
+                    return stages(served.url)
             return stages()
         except (RuntimeError, subprocess.TimeoutExpired) as error:
             children.raise_if_stopped()  # a dev server stopped by the signal broke nothing

@@ -1,4 +1,4 @@
-"""A mutant's copy served by its own `pling-tutorial dev` process, for external mode.
+"""A mutant's copy of our page served by its own `pling-tutorial dev` process, for external mode.
 
 `pling-tutorial mutate <tutorial> --external` checks each mutant the way a user checks their own
 page: the mutated copy is served by a separate `dev` process (the copy's own `pling_harness`, so
@@ -11,7 +11,6 @@ from __future__ import annotations
 import os
 import re
 import signal
-import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -19,8 +18,6 @@ from types import TracebackType
 from typing import Self
 
 from pling_harness.mutation import children
-from pling_harness.project.pages_table import page_row
-from pling_harness.project.tutorials import load_tutorial
 
 # `dev` prints "Serving <short id> (...) at http://127.0.0.1:PORT/?lang=zh" once it listens.
 _SERVING = re.compile(r"at (http://127\.0\.0\.1:\d+)/")
@@ -28,31 +25,19 @@ STOP_TIMEOUT_S = 20
 HOST = "127.0.0.1"
 
 
-def free_port(host: str) -> int:
-    with socket.socket() as probe:
-        probe.bind((host, 0))
-        return int(probe.getsockname()[1])
-
-
 class ServeError(RuntimeError):
     """The copy's dev server did not come up."""
 
 
 class ServedCopy:
-    """`dev <tutorial> --port 0 --page PAGE` run from `root`'s own harness; `.url` once
-    started. `page` is a row of the copy's pages table (`dev --page NAME`: its command, its
-    own fixture server behind); a row whose server calls the model (`{model_url}` in it)
-    calls it at `model_port`, where the check run hosts each check's model."""
+    """`dev <tutorial> --port 0` (our page) run from `root`'s own harness; `.url` once
+    started. A row of the pages table is not served here: the check run starts it from the
+    copy itself (`SuiteInvocation.launches_row`)."""
 
-    def __init__(self, *, root: Path, tutorial_id: str, page: str = "ours") -> None:
+    def __init__(self, *, root: Path, tutorial_id: str) -> None:
         self.root = root
         self.tutorial_id = tutorial_id
-        self.page = page
         self.url = ""
-        # A page whose own server calls the model (ai-sdk) calls it on this port, where the
-        # check run hosts each check's scripted model (`check --model-port`).
-        calls_model = page_row(load_tutorial(tutorial_id, root), root, page).uses("model_url")
-        self.model_port = free_port(HOST) if calls_model else None
         self._process: subprocess.Popen[str] | None = None
 
     def __enter__(self) -> Self:
@@ -62,9 +47,7 @@ class ServedCopy:
         # Kept with the run's children, so a stop of `mutate` stops it too.
         self._process = children.start(
             [sys.executable, str(launcher), "--pling-tutorial", "dev", self.tutorial_id,
-             "--port", "0", "--page", self.page, "--root", str(self.root),
-             *(["--model-url", f"http://{HOST}:{self.model_port}/v1"]
-               if self.model_port is not None else [])],
+             "--port", "0", "--root", str(self.root)],
             cwd=self.root, env={**environ, "PYTHONDONTWRITEBYTECODE": "1"},
             stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
         assert self._process.stdout is not None

@@ -31,6 +31,7 @@ from pling_harness.server.page_process import PageProcess, PageStartError, free_
 # A page that does not start: the run's exit code (a usage error, as argparse's).
 EXIT_PAGE_DID_NOT_START = 2
 _PAGES_KEY = pytest.StashKey[dict[str, PageProcess]]()
+_STOPPED_EARLY_KEY = pytest.StashKey[str]()
 
 
 def launch_row(config: pytest.Config) -> PageRow | None:
@@ -71,10 +72,22 @@ def page_origin(config: pytest.Config, host: ServerHost, root: Path) -> str | No
 
 
 def stop_pages(config: pytest.Config) -> None:
-    """Stop every page the run started (each whole process group)."""
+    """Stop every page the run started (each whole process group); one that had already
+    exited is kept as `stopped_early` (the report's `page_stopped`)."""
     for process in config.stash.get(_PAGES_KEY, {}).values():
+        if not process.running and _STOPPED_EARLY_KEY not in config.stash:
+            last = " | ".join(line.strip() for line in list(process.output)[-3:] if line.strip())
+            config.stash[_STOPPED_EARLY_KEY] = (
+                f"page {process.row.name} exited before the run ended; its last lines: "
+                f"{last or '(none)'}")
         process.stop()
     config.stash[_PAGES_KEY] = {}
+
+
+def stopped_early(config: pytest.Config) -> str | None:
+    """How a page the run started ended before the run stopped it, if it did: the checks
+    after that judged no page."""
+    return config.stash.get(_STOPPED_EARLY_KEY, None)
 
 
 def second_server_is_not_applicable(config: pytest.Config) -> None:

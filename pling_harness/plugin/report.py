@@ -183,6 +183,9 @@ class SuiteReport(BaseModel):
     to the end. The checks it did not get to are "not run"."""
     collection_errors: list[CollectionError] = Field(default_factory=list)
     """The files of checks pytest could not collect; with any, it ran no check."""
+    page_stopped: str | None = None
+    """A page the run started (`--page NAME`) that had exited before the run stopped it:
+    how it ended. The checks it served are not to be trusted as verdicts on it."""
     choices: list[ShownChoice] = Field(default_factory=list)
     """The run's root, tutorial, page, driver, locales and model port, each with its source
     (pling_harness/project/run_choices.py); empty for a run without one tutorial."""

@@ -19,6 +19,7 @@ from pathlib import Path
 
 import pytest
 
+from pling_harness.plugin import launched_page
 from pling_harness.plugin.html_report import GALLERY_DIR_NAME, REPORT_FILE_NAME, write_html_report
 from pling_harness.plugin.interrupt import interrupted_reason
 from pling_harness.plugin.report import (
@@ -228,7 +229,8 @@ class ReportWriter:
                            shard=shard, choices=self.choices)
 
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
-        suite = self.suite_report()
+        suite = self.suite_report().model_copy(
+            update={"page_stopped": launched_page.stopped_early(session.config)})
         if self.json_path is not None:
             suite.write(self.json_path)
         if self.html_folder is not None:

@@ -31,7 +31,7 @@ from typing import Self
 
 import httpx
 
-from pling_harness.project.page_rows import PageRow, origin_of
+from pling_harness.project.page_rows import PageRow, origin_of, placeholder_values
 
 PR_SET_PDEATHSIG = 1
 STOP_TIMEOUT_S = 10.0
@@ -63,6 +63,15 @@ def free_port(host: str = "127.0.0.1") -> int:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
         sock.bind((host, 0))
         return int(sock.getsockname()[1])
+
+
+def row_process(row: PageRow, *, root: Path, api_origin: str,
+                port: int | None = None) -> PageProcess:
+    """The row's server, not started, on `port` (default: a free one), behind the fixture
+    server at `api_origin` (its `{model_url}` that server's model): as `check --page` and
+    `dev --page` start it."""
+    return PageProcess(row, root=root, values=placeholder_values(
+        port=port or free_port(), api_origin=api_origin))
 
 
 def answers(url: str) -> bool:

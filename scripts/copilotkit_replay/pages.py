@@ -21,8 +21,10 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from pling_harness.cli.react_page import ViteServer
+from pling_harness.project.pages_table import page_row
+from pling_harness.project.tutorials import load_tutorial
 from pling_harness.server.model.scripted import ScriptedModel
+from pling_harness.server.page_process import PageProcess, row_process
 from pling_harness.server.runner import TutorialServer
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
@@ -96,7 +98,7 @@ class ServedPage:
     url: str
     model: ScriptedModel
     api: TutorialServer
-    vite: ViteServer
+    vite: PageProcess
 
 
 @contextmanager
@@ -106,6 +108,9 @@ def served(version: str, variant: str | None = None) -> Iterator[ServedPage]:
     directory = page_on(version, variant)
     with TutorialServer(tutorial="r-15", root=PROJECT_ROOT, port=0, environ={}) as api:
         assert api.model is not None, "the fixture server's default provider is scripted"
-        # The page's runtime calls the model at <PLING_API_ORIGIN>/v1 by default.
-        with ViteServer(directory=directory, mode="react", api_origin=api.url) as vite:
-            yield ServedPage(url=vite.url, model=api.model, api=api, vite=vite)
+        # The page's row (tutorial.json `pages`) with its folder the copy; its runtime
+        # calls the model at the fixture server's /v1.
+        row = page_row(load_tutorial("r-15", PROJECT_ROOT), PROJECT_ROOT, "copilotkit")
+        row = row.model_copy(update={"cwd": directory.relative_to(PROJECT_ROOT).as_posix()})
+        with row_process(row, root=PROJECT_ROOT, api_origin=api.url) as vite:
+            yield ServedPage(url=vite.origin, model=api.model, api=api, vite=vite)

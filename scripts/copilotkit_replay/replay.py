@@ -45,7 +45,7 @@ def reproduce(bug: Bug, version: str, keep: Path | None = None) -> str | None:
             browser.close()
             if keep is not None:
                 keep.mkdir(parents=True, exist_ok=True)
-                (keep / "page-server.log").write_text("".join(page_server.vite.output))
+                (keep / "page-server.log").write_text("\n".join(page_server.vite.output))
                 (keep / "seen.txt").write_text(f"{version}: {seen or '(absent, or no end)'}\n")
 
 

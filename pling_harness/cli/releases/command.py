@@ -23,7 +23,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from pling_harness.cli.releases import declared, registry, search, seats
-from pling_harness.cli.releases.serving import SERVED_PAGES, Place
+from pling_harness.cli.releases.serving import Place, served_pages
 from pling_harness.cli.releases.verdict import CheckRun
 from pling_harness.cli.usage import (
     SubParsers,
@@ -53,9 +53,11 @@ def add_releases_command(subparsers: SubParsers) -> None:
         description="Check a framework page on each release of a package in a range "
         "(--each) or bisect the range (default), reporting per guarantee the first release "
         "that breaks it and the first that keeps it again; or (--bugs) replay the "
-        "tutorial's declared framework bugs on their buggy and fixed releases. Each check "
-        "runs in a seat of its own (page, fixture server, model port), through the page's "
-        "dock driver; releases are installed once per machine, cached in "
+        "tutorial's declared framework bugs on their buggy and fixed releases. The page is "
+        "its row of the pages table (any row whose folder has a package.json) on a copy of "
+        "its folder; each check runs alone, as `check --page NAME` runs it (the page started "
+        "over the run's own fixture server, read through the row's driver); releases are "
+        "installed once per machine, cached in "
         f"$PLING_RELEASES_CACHE (else {releases_cache()}). An install, a page or a check "
         "that errors is an error, never a break. Exit, a range: 0 every guarantee judged "
         "and kept on --to, 1 one breaks on --to or an end could not be judged, 3 kept but a "
@@ -65,7 +67,8 @@ def add_releases_command(subparsers: SubParsers) -> None:
     parser.add_argument("bugs", nargs="*", metavar="BUG",
                         help="with --bugs: the declared bugs to replay (default: all)")
     parser.add_argument("--page", action="append", metavar="PAGE",
-                        help="the framework page (fixtures/<short id>-PAGE/); with --bugs, "
+                        help="the framework page: a row of the pages table whose folder has "
+                        "a package.json (check --page PAGE); with --bugs, "
                         "repeatable, default: every page with declared bugs")
     parser.add_argument("--package", help="the npm package whose releases are checked")
     parser.add_argument("--from", dest="low", metavar="VERSION", help="the range's first")
@@ -130,9 +133,16 @@ def run_releases(args: argparse.Namespace) -> int:
         if not EXACT_VERSION.match(bound):
             raise UsageError(f"{bound!r} is not an exact version such as 7.0.150")
     place = Place(root, tutorial, args.page[0], locale)
-    if place.page not in SERVED_PAGES or not (place.directory / "package.json").is_file():
-        raise UsageError(f"no framework page {place.page!r} to serve on releases "
-                         f"({place.directory}/package.json); pages: {', '.join(SERVED_PAGES)}")
+    served = served_pages(tutorial, root)
+    if place.page not in served:
+        raise UsageError(f"no framework page {place.page!r} to serve on releases (a row of "
+                         "the pages table with a command, its folder holding a package.json); "
+                         f"pages: {', '.join(served)}")
+    manifest = json.loads((place.directory / "package.json").read_text(encoding="utf-8"))
+    if args.package not in {**manifest.get("devDependencies", {}),
+                            **manifest.get("dependencies", {})}:
+        raise UsageError(f"--package {args.package} is not a dependency of page {place.page} "
+                         f"({place.directory / 'package.json'})")
     return run_range(args, place)
 
 

@@ -3,7 +3,8 @@
 (a check of each expected guarantee must fail with that guarantee's own violation) and its
 first fixed one (the same checks must pass); a bug with no fixed release yet on the newest
 release it shows on (caught there: an open bug). Judged by the tutorial's own checks through
-the page's dock driver, one check a seat (`seats`), from each run's JSON report (`verdict`).
+the page's row and its dock driver, one check a seat (`seats`), from each run's JSON report
+(`verdict`).
 
 The table (`--table FILE`) is written between the file's markers; a run of one page, or of
 named bugs, keeps the other rows' last run. Every run's output is kept in `--runs` (default:

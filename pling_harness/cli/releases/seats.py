@@ -1,17 +1,19 @@
-"""One release of a framework page, checked: each selected check in a seat of its own.
+"""One release of a framework page, checked: each selected check in a run of its own.
 
-A seat is the page's copy on the release (`serving.page_on`) served by `serving.serve_page`,
-with a fixture server of its own (the business API) and a model port of its own: one check
-that crashes its page, its server or its runtime leaves the next check a fresh one. The
-first seat also lists the checks the `-k` expression selects (a `--collect-only` run: the
-check command probes the page first). Each check runs exactly as a user runs it, through
-the page's dock driver: `check <tutorial> --base-url <seat> --model-port <port> --driver
-<page> --locale <locale> -k <checks>`, every other selected check deselected.
+A seat is one check run over the page's copy on the release (`serving.page_on`): the run is
+the one `pling-tutorial check <tutorial> --page <page> --locale <locale> -k <checks>` makes,
+with the page's row pointed at the copy (`serving.serve_page`), so the check run starts the
+page over its own fixture server (its own business state and scripted model) and stops it at
+its end, and judges it through the row's dock driver. One check that crashes its page, its
+server or its runtime leaves the next check a fresh one. Before the first seat the page is
+started once and loaded (`warm`): Vite bundles a release's packages on the first load, longer
+than a check waits for a page. The first seat also lists the checks the `-k` expression
+selects (a `--collect-only` run).
 
-Everything a run printed is kept in its folder (`<folder>/<NN>-<check>/`): the page server's
-output, the seat's facts, the check run's command, stdout, stderr, exit code and JSON report.
-Nothing here raises: an install, a page or a run that fails is a CheckRun with its problem,
-which the verdict counts as an error, never as a catch.
+Everything a run printed is kept in its folder (`<folder>/<NN>-<check>/`): the seat's facts,
+the check run's command, stdout, stderr, exit code and JSON report (the first load's page
+output in `<folder>/page-server.log`). Nothing here raises: an install, a page or a run that
+fails is a CheckRun with its problem, which the verdict counts as an error, never as a catch.
 """
 
 from __future__ import annotations
@@ -21,7 +23,6 @@ import json
 import re
 import shutil
 import subprocess
-import sys
 import time
 import traceback
 from collections.abc import Callable, Iterator
@@ -32,17 +33,28 @@ from pathlib import Path
 from playwright.sync_api import sync_playwright
 
 from pling_harness.browser.chromium import find_chromium
-from pling_harness.cli.react_page import ViteServer, free_port
+from pling_harness.cli.check import pytest_command
 from pling_harness.cli.releases import serving
 from pling_harness.cli.releases.serving import Place
 from pling_harness.cli.releases.verdict import CheckRun
 from pling_harness.mutation.releases import PageSwap, ReleasePins
 from pling_harness.plugin.report import SuiteReport
+from pling_harness.project.page_rows import PageRow, placeholder_values
+from pling_harness.project.pages_table import row_driver
+from pling_harness.project.run_choices import (
+    Chosen,
+    RunChoices,
+    driver_choice,
+    locales_choice,
+    no_model_port,
+    option,
+    served_here,
+)
+from pling_harness.server.page_process import PageProcess, free_port
 from pling_harness.server.runner import TutorialServer
 
-HOST = "127.0.0.1"
-# A page served on a release: (place, the copy's directory, API origin, model URL).
-Serve = Callable[[Place, Path, str, str], ViteServer]
+# A page served on a release: (place, the copy's directory) -> the row the check starts.
+Serve = Callable[[Place, Path], PageRow]
 CHECK_RUN_TIMEOUT_S = 1800
 COLLECT_TIMEOUT_S = 600
 BUNDLE_TIMEOUT_MS = 300_000
@@ -68,62 +80,77 @@ def wait_until_bundled(url: str) -> None:
 
 
 class SeatError(RuntimeError):
-    """A seat's page or server did not start; the message says what it printed."""
+    """The page did not start or load on the release; the message says what it printed."""
 
 
 @dataclass(frozen=True)
 class SeatAddress:
-    url: str
-    model_port: int
-    still_serving: Callable[[], bool] = lambda: True
-    """Whether the seat's page server and fixture server still run: a check whose page died
-    under it is an error, whatever it failed with."""
+    """A seat: the row the check run starts (the page's row on the copy)."""
+
+    row: PageRow
+
+
+def warm(place: Place, row: PageRow, folder: Path) -> None:
+    """Start the page once over a fixture server of its own and load it until ready, so
+    Vite bundles the release's packages before any check waits on them; its output goes to
+    `folder/page-server.log`. A page that does not start or load is a SeatError."""
+    folder.mkdir(parents=True, exist_ok=True)
+    started = time.monotonic()
+    facts: dict[str, object] = {"cwd": row.cwd}
+    process: PageProcess | None = None
+    try:
+        with TutorialServer(tutorial=place.tutorial.id, root=place.root, port=0) as api:
+            process = PageProcess(row, root=place.root, values=placeholder_values(
+                port=free_port(), api_origin=api.url))
+            try:
+                with process:
+                    wait_until_bundled(place.tutorial.page_url(process.origin, place.locale))
+            except Exception as error:  # whatever stopped the page, it is the seat's
+                facts["did_not_start"] = f"{type(error).__name__}: {error}"
+                raise SeatError(f"the page did not start: {type(error).__name__}: "
+                                f"{str(error).strip()[-PROBLEM_CHARS:]}") from error
+    finally:
+        lines = list(process.output) if process is not None else []
+        (folder / "page-server.log").write_text("\n".join(lines) + "\n", encoding="utf-8")
+        facts["warm_s"] = round(time.monotonic() - started, 1)
+        (folder / "seat.json").write_text(json.dumps(facts, indent=2) + "\n", encoding="utf-8")
 
 
 @contextmanager
 def seat(place: Place, directory: Path, folder: Path,
          serve: Serve | None = None) -> Iterator[SeatAddress]:
-    """A fixture server, a model port and the page's server of their own, the page loaded
-    once; the page server's output goes to `folder/page-server.log` on leaving."""
+    """The row that serves `directory` (the page's copy), for one check run in `folder`."""
     folder.mkdir(parents=True, exist_ok=True)
-    started = time.monotonic()
-    model_port = free_port(HOST)
-    vite: ViteServer | None = None
-    facts: dict[str, object] = {"model_port": model_port}
-    try:
-        with TutorialServer(tutorial=place.tutorial.id, root=place.root, port=0) as api:
-            try:
-                vite = (serve or serving.serve_page)(place, directory, api.url,
-                                                     f"http://{HOST}:{model_port}/v1")
-                vite.start()
-                wait_until_bundled(place.tutorial.page_url(vite.url, place.locale))
-            except Exception as error:  # whatever stopped the page, it is the seat's
-                facts["did_not_start"] = f"{type(error).__name__}: {error}"
-                raise SeatError(f"the page did not start: {type(error).__name__}: "
-                                f"{str(error).strip()[-PROBLEM_CHARS:]}") from error
-            facts.update(url=vite.url, start_s=round(time.monotonic() - started, 1))
-            try:
-                serving_now = vite
-                yield SeatAddress(vite.url, model_port,
-                                  lambda: serving_now.running and api.running)
-            finally:
-                facts["page_server_running_at_the_end"] = vite.running
-                vite.stop()
-    finally:
-        lines = list(vite.output) if vite is not None else []
-        (folder / "page-server.log").write_text("".join(lines), encoding="utf-8")
-        facts["seat_s"] = round(time.monotonic() - started, 1)
-        (folder / "seat.json").write_text(json.dumps(facts, indent=2) + "\n", encoding="utf-8")
+    yield SeatAddress((serve or serving.serve_page)(place, directory))
+
+
+def seat_choices(place: Place, row: PageRow) -> RunChoices:
+    """`check <tutorial> --page <page> --locale <locale>`'s choices, with `row` (the page's
+    row on the copy) the page the run starts."""
+    root = place.root
+    page = served_here(place.tutorial)
+    driver_file = row_driver(row, place.tutorial, root)
+    return RunChoices(
+        root=Chosen[str](value=str(root), source=option("--root")),
+        tutorial=Chosen[str](value=place.tutorial.id, source=option(
+            f"the command line: releases {place.tutorial.short_id}")),
+        page=page,
+        driver=driver_choice(place.tutorial, root,
+                             str(driver_file) if driver_file is not None else None,
+                             f"`driver` of page {place.page}"),
+        locales=locales_choice(place.tutorial, place.locale, "--locale"),
+        model_port=no_model_port(page),
+        launch=Chosen[PageRow](value=row, source=option(
+            f"--page {place.page}, its folder the release's copy {row.cwd}")))
 
 
 def check_command(place: Place, address: SeatAddress, checks: str, report: Path,
-                  extra: list[str]) -> list[str]:
-    """The user's own `check` command, run by this interpreter (a checkout or a wheel)."""
-    return [sys.executable, "-m", "pling_harness.cli.main", "check", place.tutorial.id,
-            "--root", str(place.root), "--base-url", address.url,
-            "--model-port", str(address.model_port), "--driver", place.page,
-            "--locale", place.locale, "-k", checks, "--pling-report", str(report),
-            "-p", "no:cacheprovider", *extra]
+                  extra: list[str], folder: Path) -> list[str]:
+    """The run `check <tutorial> --page <page> -k <checks>` makes (its choices in
+    `folder`), run by this interpreter (a checkout or a wheel)."""
+    return pytest_command(seat_choices(place, address.row),
+                          choices_file=folder / "choices.json", report=report,
+                          pytest_args=["-k", checks, "-p", "no:cacheprovider", *extra])
 
 
 def run_and_keep(place: Place, command: list[str], folder: Path, name: str,
@@ -154,7 +181,7 @@ def selected_checks(place: Place, address: SeatAddress, checks: str,
     """The node ids `checks` (a `-k`) selects on this page (a collect-only run in `folder`)."""
     report = folder / "collect-report.json"
     problem = run_and_keep(place, check_command(place, address, checks, report,
-                                                ["--collect-only", "-q"]),
+                                                ["--collect-only", "-q"], folder),
                            folder, "collect", COLLECT_TIMEOUT_S)
     found = read_report(report)
     if problem is not None or found is None:
@@ -169,7 +196,8 @@ def run_one_check(place: Place, address: SeatAddress, checks: str, nodeid: str,
     report = folder / "report.json"
     deselect = [flag for other in others if other != nodeid
                 for flag in ("--deselect", other)]
-    problem = run_and_keep(place, check_command(place, address, checks, report, deselect),
+    problem = run_and_keep(place, check_command(place, address, checks, report, deselect,
+                                                folder),
                            folder, "check", CHECK_RUN_TIMEOUT_S)
     found = read_report(report)
     if problem is None and found is None:
@@ -177,9 +205,8 @@ def run_one_check(place: Place, address: SeatAddress, checks: str, nodeid: str,
     if found is not None and [test.nodeid for test in found.tests] != [nodeid]:
         problem = (f"the run was to hold {nodeid} alone, its report holds "
                    f"{[test.nodeid for test in found.tests]}")
-    if not address.still_serving():
-        problem = (f"the page server or the fixture server stopped during the check (see "
-                   f"{folder / 'page-server.log'})")
+    if found is not None and found.page_stopped is not None:
+        problem = f"the page stopped during the check: {found.page_stopped}"
     return CheckRun(nodeid, found, problem, str(folder))
 
 
@@ -200,6 +227,8 @@ def replay_release(place: Place, checks: str, pins: ReleasePins, folder: Path,
     runs: list[CheckRun] = []
     try:
         with serving.page_on(place, pins, swaps) as directory:
+            warm(place, (serve or serving.serve_page)(place, directory),
+                 folder / "00-first-load")
             # The first seat lists the checks, then runs the first of them (it touched no
             # page before): its folder is named after that check once it is known.
             first = folder / "01-first-seat"
