@@ -40,14 +40,13 @@ import statistics
 import subprocess
 import sys
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from pling_harness.cli.frameworks_page import PAGES, Where, served
-from pling_harness.mutation.served import free_port
 from pling_harness.plugin.report import SuiteReport
-from pling_harness.project.tutorials import load_tutorial
+from pling_harness.server.page_process import free_port
 
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
 PLING_TUTORIAL = Path(sys.executable).parent / "pling-tutorial"
@@ -220,6 +219,31 @@ def exported(ref: str, folder: Path) -> Path:
     return folder
 
 
+SERVING = re.compile(r"at (http://127\.0\.0\.1:\d+)/\?lang=")
+
+
+@contextmanager
+def served(page: str, model_port: int) -> Iterator[str]:
+    """`pling-tutorial dev r-15 --page PAGE` (its row), its server calling the model on
+    `model_port`, which both arms script; its URL. Served once, so both arms pay the same."""
+    process = subprocess.Popen(
+        [str(Path(sys.executable).parent / "pling-tutorial"), "dev", "r-15", "--root",
+         str(PROJECT_ROOT), "--page", page, "--port", "0",
+         "--model-url", f"http://127.0.0.1:{model_port}/v1"],
+        cwd=PROJECT_ROOT, text=True, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    assert process.stdout is not None
+    try:
+        for line in process.stdout:
+            found = SERVING.search(line)
+            if found:
+                yield found.group(1)
+                return
+        raise SystemExit(f"dev --page {page} did not start")
+    finally:
+        process.terminate()
+        process.communicate(timeout=60)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     parser.add_argument("--page", choices=sorted(STEPS), required=True)
@@ -229,11 +253,9 @@ def main() -> int:
                         "git archive, imported first): a before/after in the same rounds")
     args = parser.parse_args()
     steps = STEPS[args.page]
-    page = next(page for page in PAGES if page.key == steps.driver)
     model_port = free_port("127.0.0.1")
     print(f"{args.page}: before: {load()}", flush=True)
-    where = Where(PROJECT_ROOT, load_tutorial("r-15", PROJECT_ROOT))
-    with served(where, page, model_port, steps.dev_page) as url, \
+    with served(steps.dev_page, model_port) as url, \
             tempfile.TemporaryDirectory(prefix="pling-bench-by-hand-") as scratch:
         folder = Path(scratch)
         arms: dict[str, tuple[Callable[..., list[float]], Path | None]] = {

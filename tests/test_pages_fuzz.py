@@ -34,10 +34,9 @@ import pytest
 from hypothesis import HealthCheck, event, example, given, settings
 from hypothesis import strategies as st
 
-from pling_harness.cli.ai_sdk_page import ai_sdk_directory, ai_sdk_vite, model_url
-from pling_harness.cli.copilotkit_page import copilotkit_vite
-from pling_harness.cli.react_page import ReactMode, ViteServer, react_directory
+from pling_harness.project.pages_table import page_row
 from pling_harness.project.tutorials import load_tutorial
+from pling_harness.server.page_process import PageProcess, row_process
 from pling_harness.server.runner import TutorialServer
 
 # The harness's own checkout: the project these tests check.
@@ -246,16 +245,10 @@ def api() -> Iterator[TutorialServer]:
         yield running
 
 
-def vite_for(page: str, api: TutorialServer) -> ViteServer:
-    if page == "ai-sdk":
-        return ai_sdk_vite(ai_sdk_directory(TUTORIAL, PROJECT_ROOT), api_origin=api.url,
-                           model_base_url=model_url(api.url), port=0)
-    if page == "copilotkit":
-        return copilotkit_vite(react_directory(TUTORIAL, PROJECT_ROOT, "copilotkit"),
-                               api_origin=api.url, model_base_url=model_url(api.url), port=0)
-    mode: ReactMode = "react-build" if page == "react-build" else "react"
-    return ViteServer(directory=react_directory(TUTORIAL, PROJECT_ROOT, mode), mode=mode,
-                      api_origin=api.url)
+def vite_for(page: str, api: TutorialServer) -> PageProcess:
+    """The page's row (tutorial.json `pages`), as `check --page` starts it."""
+    return row_process(page_row(TUTORIAL, PROJECT_ROOT, page), root=PROJECT_ROOT,
+                       api_origin=api.url)
 
 
 @pytest.fixture(scope="module", params=PAGES)
@@ -266,7 +259,7 @@ def page(request: pytest.FixtureRequest, api: TutorialServer) -> Iterator[Page]:
         yield Page(name, api.url, api)
         return
     with vite_for(name, api) as vite:
-        yield Page(name, vite.url, api)
+        yield Page(name, vite.origin, api)
 
 
 # ---- the properties ------------------------------------------------------------------------------
