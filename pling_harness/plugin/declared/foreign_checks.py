@@ -5,7 +5,9 @@ site's page sent it (with or without an `Origin`), a body not declared exactly a
 `application/json`, and a foreign `Host` (DNS rebinding), also when a forwarding header
 (`X-Forwarded-Host`, `Forwarded: host=`) names the server's own address: a server under check
 trusts no proxy. Sent over HTTP to the server under
-check, so they run against the fixture server and, with `--base-url`, against yours.
+check (`under_check`), so they run against the fixture server, against a page the run started
+(`--page NAME`: its own server, which runs its assistant's endpoints and proxies the API) and,
+with `--base-url`, against yours.
 
 Per action whose business request changes something (its `calls`, or a handoff's
 `done.request`, when not a GET): from a state the request would change, each foreign way is
@@ -26,8 +28,10 @@ from pling_harness.browser.pages import reload_page
 from pling_harness.evidence.arguments import minimal_arguments
 from pling_harness.evidence.guarantees import GuaranteeViolation
 from pling_harness.plugin.declared.context import DeclaredRun
+from pling_harness.plugin.external import ServedTutorial
 from pling_harness.project.action_table import filled, placeholder
 from pling_harness.project.contract import ApiRequest
+from pling_harness.server.runner import TutorialServer
 
 GUARANTEE = "server-refuses-foreign-requests"
 REQUEST_TIMEOUT_SECONDS = 15.0
@@ -130,10 +134,20 @@ def _not_refused(response: httpx.Response, foreign: Foreign, way: str, what: str
             f"{' and '.join(problems)}: {response.text[:200]!r}")
 
 
+def under_check(served: ServedTutorial) -> str:
+    """The origin of the server the page is served from: a page the run started itself
+    (`check --page NAME`, its server proxying the API to the fixture server and running its
+    assistant's endpoints), else the served tutorial's own (the fixture server, or with
+    `--base-url` the page served there)."""
+    started = served.page_origin if isinstance(served, TutorialServer) else None
+    return started or served.url
+
+
 def _client(run: DeclaredRun) -> tuple[httpx.Client, dict[str, Foreign]]:
-    url = urlsplit(run.served.url)
-    assert url.port is not None, f"the server under check has no port: {run.served.url}"
-    client = httpx.Client(base_url=run.served.url, timeout=REQUEST_TIMEOUT_SECONDS)
+    origin = under_check(run.served)
+    url = urlsplit(origin)
+    assert url.port is not None, f"the server under check has no port: {origin}"
+    client = httpx.Client(base_url=origin, timeout=REQUEST_TIMEOUT_SECONDS)
     return client, foreign_ways(url.port, url.netloc)
 
 
@@ -199,8 +213,9 @@ def action_refuses_foreign_requests(run: DeclaredRun) -> None:
             if problem:
                 problems.append(problem)
     if problems:
-        raise GuaranteeViolation(GUARANTEE, f"the server at {run.served.url} must refuse "
-                                 f"{run.action}'s request sent another way than its page's:\n  "
+        raise GuaranteeViolation(GUARANTEE, f"the server at {under_check(run.served)} must "
+                                 f"refuse {run.action}'s request sent another way than its "
+                                 f"page's:\n  "
                                  + "\n  ".join(problems), run.timeline)
     # What the page shows, opened again from the server's answers, is what it showed before.
     assert run.page is not None
@@ -250,6 +265,6 @@ def table_refuses_foreign_requests(run: DeclaredRun) -> None:
                                              f"the state request {read.describe()}") or "")
     problems = [problem for problem in problems if problem]
     if problems:
-        raise GuaranteeViolation(GUARANTEE, f"the server at {run.served.url} must refuse "
-                                 "requests sent another way than its page's:\n  "
+        raise GuaranteeViolation(GUARANTEE, f"the server at {under_check(run.served)} must "
+                                 "refuse requests sent another way than its page's:\n  "
                                  + "\n  ".join(problems), run.timeline)
