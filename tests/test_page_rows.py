@@ -38,8 +38,11 @@ def alive(pid: int) -> bool:
     except ProcessLookupError:
         return False
     # A zombie has exited; only its parent has not read its status yet.
-    with open(f"/proc/{pid}/stat", encoding="ascii") as stat:
-        return stat.read().split(") ")[1][0] != "Z"
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii") as stat:
+            return stat.read().rsplit(") ", 1)[1][0] not in "ZX"
+    except FileNotFoundError:  # reaped between the two looks
+        return False
 
 
 def server_row(**fields: object) -> PageRow:

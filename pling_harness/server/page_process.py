@@ -245,3 +245,30 @@ def _stop_group(process: subprocess.Popen[str]) -> None:
         process.wait()
     with contextlib.suppress(ProcessLookupError):
         os.killpg(process.pid, signal.SIGKILL)
+    _wait_for_group_to_end(process.pid)
+
+
+def _wait_for_group_to_end(group: int) -> None:
+    """A signal is delivered after `killpg` returns: wait (bounded) until no live process is
+    left in the group, so `stop()` returning means the page's processes are gone. A child
+    whose leader exited is reaped by init, which may leave it a zombie: dead, not waited for."""
+    deadline = time.monotonic() + STOP_TIMEOUT_S
+    while _live_members(group) and time.monotonic() < deadline:
+        time.sleep(POLL_INTERVAL_S / 10)  # polling the condition, not standing in for it
+
+
+def _live_members(group: int) -> bool:
+    proc = Path("/proc")
+    if not proc.is_dir():  # no /proc (macOS): the group's SIGKILL is all we can do
+        return False
+    for entry in proc.iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            fields = (entry / "stat").read_text(encoding="ascii").rsplit(") ", 1)[1].split()
+        except (OSError, IndexError):
+            continue  # gone while we looked
+        state, process_group = fields[0], int(fields[2])
+        if process_group == group and state not in ("Z", "X"):
+            return True
+    return False
