@@ -12,8 +12,17 @@ from pydantic import ValidationError
 from pling_harness.cli import frameworks_page
 from pling_harness.cli.main import main
 from pling_harness.plugin.report import TestRecord
+from pling_harness.project.tutorials import load_tutorial
 
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
+R15 = frameworks_page.Where(PROJECT_ROOT, load_tutorial("r-15", PROJECT_ROOT))
+PAGES = {page.key: page for page in frameworks_page.framework_pages(R15)}
+TITLES = frameworks_page.column_titles(R15)
+
+
+def found_block() -> str:
+    return "\n".join(frameworks_page.found_section(frameworks_page.found_breaks(PROJECT_ROOT),
+                                                   TITLES))
 
 
 def test_every_break_has_a_reproduction_and_a_record() -> None:
@@ -23,11 +32,11 @@ def test_every_break_has_a_reproduction_and_a_record() -> None:
     assert folders, "no open break recorded"
     assert [p.name for p in folders] == list(breaks)
     assert all((p / "README.md").is_file() for p in folders)
-    assert {found.page for found in breaks.values()} <= {p.key for p in frameworks_page.PAGES}
+    assert {found.page for found in breaks.values()} <= set(PAGES)
 
 
 def test_frameworks_page_shows_every_break() -> None:
-    block = "\n".join(frameworks_page.found_section(frameworks_page.found_breaks(PROJECT_ROOT)))
+    block = found_block()
     assert block in (PROJECT_ROOT / "docs" / "frameworks.md").read_text(encoding="utf-8"), (
         "run .venv/bin/pling-tutorial frameworks r-15 --found-only")
 
@@ -44,8 +53,7 @@ def test_the_command_rewrites_only_the_found_block(tmp_path: Path) -> None:
     assert code == 0
     assert text.startswith("# cells kept\n") and text.endswith("\nafter\n")
     assert "stale" not in text
-    assert "\n".join(frameworks_page.found_section(frameworks_page.found_breaks(PROJECT_ROOT))) \
-        in text
+    assert found_block() in text
 
 
 BREAK = {"page": "copilotkit", "title": "t", "user_sees": "u", "confirmed_on": ["1.74.0"],
@@ -60,7 +68,7 @@ def test_a_break_no_check_fails_on_names_the_benchmark_that_measures_it() -> Non
 
     assert measured.caught_by() == "no check; measured by `scripts/bench_held.py`: held 190 ms"
     assert caught.caught_by() == "`table-x` (model-text-inert)"
-    assert measured.caught_by() in frameworks_page.found_section({"slug": measured})[-2]
+    assert measured.caught_by() in frameworks_page.found_section({"slug": measured}, TITLES)[-2]
 
 
 @pytest.mark.parametrize("fields", [
@@ -117,8 +125,7 @@ def test_an_na_cell_keeps_each_reason_whole_with_its_citation() -> None:
 
 
 def test_a_framework_s_na_cell_links_its_judgement() -> None:
-    copilotkit = next(p for p in frameworks_page.PAGES if p.key == "copilotkit")
-    ours = next(p for p in frameworks_page.PAGES if p.key == "ours")
+    copilotkit, ours = PAGES["copilotkit"], PAGES["ours"]
     judged = (PROJECT_ROOT / "docs" / frameworks_page.JUDGED).read_text(encoding="utf-8")
 
     assert frameworks_page.judged(copilotkit, "n/a: copilotkit: handoff.timer: …").endswith(
@@ -127,3 +134,34 @@ def test_a_framework_s_na_cell_links_its_judgement() -> None:
         "kept (zh, en; 2 checks)")
     assert frameworks_page.judged(ours, "n/a: external: …") == "n/a: external: …"
     assert "## CopilotKit (1.74.0)" in judged and "## Vercel AI SDK (7.0.173)" in judged
+
+
+def test_the_columns_are_the_pages_table_rows_that_have_one() -> None:
+    assert list(PAGES) == ["ours", "ai-sdk", "copilotkit", "assistant-ui"]
+    assert PAGES["assistant-ui"].versions(R15).startswith("`@assistant-ui/react` ")
+    assert PAGES["ours"].versions(R15) == "this checkout's runtime (pling_harness/web/runtime)"
+
+
+def test_a_page_the_table_has_no_column_for_is_a_usage_error(
+        capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    code = main(["frameworks", "r-15", "--root", str(PROJECT_ROOT), "--pages", "react",
+                 "--render-only", "--out", str(tmp_path / "page.md")])
+
+    assert code == 2
+    assert "--pages: no page 'react'; there are: ours, ai-sdk, copilotkit, assistant-ui" \
+        in capsys.readouterr().err
+    assert not (tmp_path / "page.md").exists()
+
+
+def test_the_page_has_a_column_per_row_and_says_which_were_not_run(tmp_path: Path) -> None:
+    page = tmp_path / "page.md"
+
+    code = main(["frameworks", "r-15", "--root", str(PROJECT_ROOT), "--render-only",
+                 "--runs", str(tmp_path / "runs"), "--out", str(page)])
+
+    text = page.read_text(encoding="utf-8")
+    assert code == 0
+    assert "built 4 ways (Reference runtime, Vercel AI SDK, CopilotKit, assistant-ui)" in text
+    assert "| guarantee | Reference runtime | Vercel AI SDK | CopilotKit | assistant-ui |" \
+        in text
+    assert text.count("| not run: no kept run |") == 4

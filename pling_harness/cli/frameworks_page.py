@@ -1,7 +1,8 @@
 """`pling-tutorial frameworks <tutorial>`: docs/frameworks.md, generated from real runs: the
-tutorial's checks against our reference runtime, the AI SDK page and the CopilotKit page
-(each through its dock driver), and the replays of each framework's fixed bugs on its
-releases (`releases --bugs`).
+tutorial's checks on each page of its pages table that has a `column` (r-15: our reference
+runtime, the AI SDK page, the CopilotKit page and the assistant-ui page, each through its
+dock driver), and the replays of each framework's fixed bugs on its releases
+(`releases --bugs`).
 
     pling-tutorial frameworks r-15                          # run everything, then write
     pling-tutorial frameworks r-15 --pages ours copilotkit --locales en
@@ -37,6 +38,8 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from pling_harness.cli.usage import SubParsers, UsageError, add_root_option, tutorial_root
 from pling_harness.plugin.report import SuiteReport, TestRecord
+from pling_harness.project.page_rows import FrameworkColumn, PageRow
+from pling_harness.project.pages_table import pages_table, row_directory, row_driver
 from pling_harness.project.paths import FIXTURES_DIR_NAME
 from pling_harness.project.tutorials import Tutorial, load_tutorial
 
@@ -44,7 +47,6 @@ from pling_harness.project.tutorials import Tutorial, load_tutorial
 PLING_TUTORIAL = (sys.executable, "-m", "pling_harness.cli.main")
 # A run's own address (a free port each time) says nothing about the page.
 LOCAL_URL = re.compile(r"http://127\.0\.0\.1:\d+")
-LOCALES = ("zh", "en")
 DOC = Path("docs") / "frameworks.md"
 # Both frameworks' fixed bugs, replayed by one command that writes its table into this page.
 REPLAY_DOC = Path("docs") / "release-replay.md"
@@ -115,8 +117,8 @@ def found_breaks(root: Path) -> dict[str, Found]:
             for path in sorted((root / FOUND).glob(f"*/{FOUND_FILE}"))}
 
 
-def found_section(breaks: dict[str, Found]) -> list[str]:
-    """The page's "Found" block, between its markers."""
+def found_section(breaks: dict[str, Found], titles: dict[str, str]) -> list[str]:
+    """The page's "Found" block, between its markers; `titles`: each page's column head."""
     lines = [FOUND_BEGIN, "## Found: what current releases break", "",
              "Open breaks of the newest releases on the registry, each caught by a check (or,",
              "for a server's timing, measured by a benchmark) and each with a reproduction a",
@@ -124,7 +126,6 @@ def found_section(breaks: dict[str, Found]) -> list[str]:
              "says how).", "",
              "| framework | break | what the user sees | caught by | confirmed on | "
              "known upstream |", "|---|---|---|---|---|---|"]
-    titles = {page.key: page.title for page in PAGES}
     for slug, found in breaks.items():
         lines.append(f"| {titles.get(found.page, found.page)} | "
                      f"[{found.title}](../fixtures/found/{slug}/) | {found.user_sees} | "
@@ -133,10 +134,14 @@ def found_section(breaks: dict[str, Found]) -> list[str]:
     return [*lines, FOUND_END]
 
 
-def write_found_only(out: Path, root: Path) -> None:
+def column_titles(where: Where) -> dict[str, str]:
+    return {page.key: page.title for page in framework_pages(where)}
+
+
+def write_found_only(out: Path, where: Where) -> None:
     """Rewrite the Found block of an existing page, leaving its run cells as they are."""
     text = out.read_text(encoding="utf-8")
-    block = "\n".join(found_section(found_breaks(root)))
+    block = "\n".join(found_section(found_breaks(where.root), column_titles(where)))
     if FOUND_BEGIN in text and FOUND_END in text:
         head, rest = text.split(FOUND_BEGIN, 1)
         text = head + block + rest.split(FOUND_END, 1)[1]
@@ -147,48 +152,46 @@ def write_found_only(out: Path, root: Path) -> None:
 
 @dataclass(frozen=True)
 class Page:
-    key: str
-    title: str
-    framework: str
-    """What is pinned (read from the page's package.json when it has one)."""
-    packages: tuple[str, ...] = ()
-    driver: str | None = None
-    """The dock driver its checks read it through (None: the page contract's test ids)."""
-    judged: str | None = None
-    """Its section of docs/frameworks-judged.md, where each fail and n/a cell is judged by
-    hand with the framework's source or docs: every n/a cell links it."""
+    """A column of the page: a row of the tutorial's pages table that has a `column`."""
 
-    def directory(self, where: Where) -> Path:
-        return where.root / FIXTURES_DIR_NAME / f"{where.tutorial.short_id}-{self.key}"
+    key: str
+    row: PageRow
+    column: FrameworkColumn
+
+    @property
+    def title(self) -> str:
+        return self.column.title
+
+    @property
+    def judged(self) -> str | None:
+        return self.column.judged
 
     def missing(self, where: Where) -> str | None:
         """Why this page cannot be run from this checkout, or None."""
-        if self.driver is not None and not (where.drivers / f"{self.driver}.json").is_file():
-            return f"no dock driver drivers/{self.driver}.json in this checkout"
-        if self.key != "ours" and not (self.directory(where) / "node_modules").is_dir():
-            return f"{self.directory(where).name} is not installed (./scripts/bootstrap)"
+        driver = row_driver(self.row, where.tutorial, where.root)
+        if driver is not None and not driver.is_file():
+            return f"no dock driver {where.shown(driver)} in this checkout"
+        directory = row_directory(self.row, where.root)
+        if not self.row.served_by_fixture_server and not (directory / "node_modules").is_dir():
+            return f"{where.shown(directory)} is not installed (./scripts/bootstrap)"
         return None
 
     def versions(self, where: Where) -> str:
-        if not self.packages:
+        if not self.column.packages:
             return "this checkout's runtime (pling_harness/web/runtime)"
-        manifest = self.directory(where) / "package.json"
+        manifest = row_directory(self.row, where.root) / "package.json"
         pinned = json.loads(manifest.read_text(encoding="utf-8"))["dependencies"]
-        return ", ".join(f"`{name}` {pinned[name]}" for name in self.packages if name in pinned)
+        return ", ".join(f"`{name}` {pinned[name]}" for name in self.column.packages
+                         if name in pinned)
 
 
-PAGES = (
-    Page("ours", "Reference runtime", "pling's own runtime (no framework)"),
-    Page("ai-sdk", "Vercel AI SDK", "useChat, tool approvals, streamText on the page's server",
-         ("ai", "@ai-sdk/react"), driver="ai-sdk", judged="vercel-ai-sdk-70173"),
-    Page("copilotkit", "CopilotKit", "CopilotSidebar, useHumanInTheLoop / useFrontendTool, its "
-         "runtime in the page's server", ("@copilotkit/react-core", "@copilotkit/runtime"),
-         driver="copilotkit", judged="copilotkit-1740"),
-    Page("assistant-ui", "assistant-ui", "Thread primitives, tool approvals with "
-         "respondToApproval, over its AI SDK 7 runtime", ("@assistant-ui/react",
-                                                          "@assistant-ui/ai-sdk", "ai"),
-         driver="assistant-ui"),
-)
+def framework_pages(where: Where) -> tuple[Page, ...]:
+    """The page's columns, in the pages table's order: each row with a `column`."""
+    return tuple(Page(name, row, row.column)
+                 for name, row in pages_table(where.tutorial, where.root).items()
+                 if row.column is not None)
+
+
 JUDGED = "frameworks-judged.md"
 
 
@@ -286,15 +289,18 @@ def replay_table(root: Path) -> list[str]:
     return text.split(REPLAY_BEGIN, 1)[1].split(REPLAY_END, 1)[0].strip().splitlines()
 
 
-def render(where: Where, runs: Path, locales: tuple[str, ...]) -> str:
-    results = {page.key: page_results(where, page, runs, locales) for page in PAGES}
+def render(where: Where, runs: Path) -> str:
+    pages = framework_pages(where)
+    results = {page.key: page_results(where, page, runs, where.tutorial.locales)
+               for page in pages}
     guarantees = sorted({g for by, _ in results.values() for g in by})
     lines = [
         "# Frameworks side by side",
         "",
-        "What r-15's checks proved on the same workspace page built three ways: on pling's",
-        "reference runtime, on the Vercel AI SDK and on CopilotKit, each read through its dock",
-        "driver (docs/page-contract.md, \"Dock drivers\"). **kept**: every check of the",
+        f"What {where.tutorial.short_id}'s checks proved on the same page built "
+        f"{len(pages)} ways ({', '.join(page.title for page in pages)}),",
+        "each read through its dock driver (docs/dock-drivers.md): the columns are the rows of",
+        "its pages table that have a `column` (docs/adding-a-page.md). **kept**: every check of the",
         "guarantee that could run passed; **n/a**: the framework does not offer what the",
         "guarantee needs (the driver's reason), never a pass; **fails**: the first failure.",
         f"Every fail and n/a cell of a framework is judged by hand in [{JUDGED}]({JUDGED}),",
@@ -306,17 +312,17 @@ def render(where: Where, runs: Path, locales: tuple[str, ...]) -> str:
         "| page | framework | pinned | run |",
         "|---|---|---|---|",
     ]
-    for page in PAGES:
-        lines.append(f"| {page.title} | {page.framework} | {page.versions(where)} | "
+    for page in pages:
+        lines.append(f"| {page.title} | {page.column.about} | {page.versions(where)} | "
                      f"{results[page.key][1]} |")
-    lines += ["", "| guarantee | " + " | ".join(p.title for p in PAGES) + " |",
-              "|---|" + "---|" * len(PAGES)]
+    lines += ["", "| guarantee | " + " | ".join(p.title for p in pages) + " |",
+              "|---|" + "---|" * len(pages)]
     breaks = found_breaks(where.root)
     for guarantee in guarantees:
         cells = [judged(p, cell(results[p.key][0].get(guarantee, []),
                                 tuple(slug for slug, found in breaks.items()
                                       if found.page == p.key and guarantee in found.guarantees)))
-                 if results[p.key][0] else "not run" for p in PAGES]
+                 if results[p.key][0] else "not run" for p in pages]
         lines.append(f"| `{guarantee}` | " + " | ".join(cells) + " |")
     lines += ["", "## Released versions that broke a promise", "",
               "Each framework's bugs, on its last buggy and its first fixed release (an open",
@@ -329,12 +335,13 @@ def render(where: Where, runs: Path, locales: tuple[str, ...]) -> str:
               "judged; this command's `--replay` runs it again).", "",
               *replay_table(where.root)]
     table = "\n".join(replay_table(where.root))
-    missing = [page.title for page in PAGES if page.driver and f"| {page.key} |" not in table]
+    missing = [page.title for page in pages
+               if page.row.driver and f"| {page.key} |" not in table]
     if missing:
         lines += ["", f"Not in that table: {', '.join(missing)} (its bugs were not replayed "
                   "when the table was last written; `releases --bugs` with no `--page` replays "
                   "both pages)."]
-    lines += ["", *found_section(breaks)]
+    lines += ["", *found_section(breaks, column_titles(where))]
     return "\n".join(lines) + "\n"
 
 
@@ -345,26 +352,38 @@ def run_frameworks(args: argparse.Namespace) -> int:
     if args.found_only:
         if not out.is_file():
             raise UsageError(f"{out}: no such page to rewrite the Found block of")
-        write_found_only(out, root)
+        write_found_only(out, where)
         print(f"frameworks: wrote the Found block of {out}")
         return 0
     runs: Path = (args.runs or root / "out" / "frameworks").resolve()
     runs.mkdir(parents=True, exist_ok=True)
+    pages = framework_pages(where)
+    chosen = _chosen(args.pages, [page.key for page in pages], "--pages", "page")
+    locales = _chosen(args.locales, list(where.tutorial.locales), "--locales", "locale")
     if not args.render_only:
-        for page in PAGES:
-            if page.key not in args.pages:
+        for page in pages:
+            if page.key not in chosen:
                 continue
             why = page.missing(where)
             if why is not None:
                 print(f"frameworks: {page.key} not run: {why}", flush=True)
                 continue
-            for locale in args.locales:
+            for locale in locales:
                 run_checks(where, page, locale, runs, args.checks)
     replayed = run_replay(where) if args.replay and not args.render_only else 0
-    out.write_text(render(where, runs, tuple(LOCALES)), encoding="utf-8")
+    out.write_text(render(where, runs), encoding="utf-8")
     print(f"frameworks: wrote {out}")
     # The page is written either way; a replay that was not as expected is not hidden.
     return replayed
+
+
+def _chosen(asked: list[str] | None, there: list[str], option: str, what: str) -> list[str]:
+    """`asked` (all of `there` when not given); a name not there is a usage error naming
+    the ones there are."""
+    unknown = [name for name in asked or () if name not in there]
+    if unknown:
+        raise UsageError(f"{option}: no {what} {unknown[0]!r}; there are: {', '.join(there)}")
+    return list(asked) if asked else there
 
 
 def add_frameworks_command(subparsers: SubParsers) -> None:
@@ -374,9 +393,11 @@ def add_frameworks_command(subparsers: SubParsers) -> None:
     parser.add_argument("tutorial", help="tutorial id or short id")
     parser.add_argument("--runs", type=Path,
                         help="keep each run's JSON report here (default: out/frameworks/)")
-    parser.add_argument("--pages", nargs="+", choices=[p.key for p in PAGES],
-                        default=[p.key for p in PAGES], help="run these pages only")
-    parser.add_argument("--locales", nargs="+", choices=LOCALES, default=list(LOCALES))
+    parser.add_argument("--pages", nargs="+", metavar="NAME",
+                        help="run these pages only (default: every row of the tutorial's "
+                        "pages table with a `column`)")
+    parser.add_argument("--locales", nargs="+", metavar="LOCALE",
+                        help="run these locales only (default: the tutorial's)")
     parser.add_argument("-k", dest="checks", metavar="EXPR",
                         help="run only these checks (a pytest -k expression): a small "
                         "selection, e.g. to try the command; the page then shows only them")

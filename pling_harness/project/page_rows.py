@@ -6,7 +6,8 @@ on once ready, how long it may take, whether a server already answering there is
 dock driver and the environment it gets. A tutorial lists its rows under `pages` in its
 tutorial.json; a project adds its own under `pages` in `[tool.pling]` (pyproject.toml) or
 pling.toml, same shape. A row without `command` is the page the check's fixture server
-serves itself (r-15's `ours`). `docs/adding-a-page.md` has a worked example.
+serves itself (r-15's `ours`). A row with a `column` is a column of the frameworks page
+(`pling-tutorial frameworks`). `docs/adding-a-page.md` has a worked example.
 
 Placeholders, filled by the harness in `command`, `build_command`, `url` and `env` values:
 
@@ -60,6 +61,24 @@ def fill(template: str, values: Mapping[str, str]) -> str:
     return template.format_map(dict(values))
 
 
+class FrameworkColumn(BaseModel):
+    """A row's column on the frameworks page (`pling-tutorial frameworks`): what the page is
+    built on, in a reader's words, and the packages whose pinned versions the page shows."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    title: str = Field(min_length=1, max_length=80)
+    """The column's head: the framework's name (`Vercel AI SDK`)."""
+    about: str = Field(min_length=1, max_length=300)
+    """What of it the page uses (`useChat, tool approvals, streamText on the page's server`)."""
+    packages: tuple[Annotated[str, Field(min_length=1, max_length=214)], ...] = ()
+    """The npm packages whose versions the page shows, read from the row's package.json
+    (none: the harness's own runtime)."""
+    judged: str | None = Field(default=None, pattern=r"^[a-z0-9-]+$", max_length=100)
+    """Its section's anchor in docs/frameworks-judged.md, where each fail and n/a cell is
+    judged by hand: every n/a cell links it."""
+
+
 class PageRow(BaseModel):
     """One page of the pages table (see the module)."""
 
@@ -90,6 +109,8 @@ class PageRow(BaseModel):
     None: the tutorial's own `driver`, else the page contract's test ids."""
     env: dict[EnvName, Annotated[str, Field(max_length=4000)]] = Field(default_factory=dict)
     """Added to the environment the commands run in; values are templates too."""
+    column: FrameworkColumn | None = None
+    """Its column on the frameworks page; None: the page is not shown there."""
 
     @field_validator("command", "build_command")
     @classmethod
