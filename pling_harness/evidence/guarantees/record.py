@@ -462,14 +462,11 @@ def success_after_business_answer(timeline: Timeline, *, call_id: str, path: str
             raise fail(name, f"the success for {call_id} reached the server (seq "
                         f"{carrying[0].seq}) before any successful answer to {path} (answers "
                         f"at: {listed([f'seq {r.seq}' for r in answered])})", timeline)
-    if timeline.driver.assistant_endpoints:
-        # The page sends its conversation in its framework's format, whether or not the
-        # fixture server also serves it (a page the run started): read the page's side
-        # through the assistant's endpoint, not through our model transport.
+    elif timeline.driver.assistant_endpoints:
         _success_after_answer_via_framework(timeline, since, name=name, call_id=call_id,
                                             path=path, asked=carrying[0].seq)
         return
-    if not timeline.sees_server:
+    else:
         business = [r for r in timeline.browser_business_requests(since)
                     if r.path.split("?", 1)[0] == path]
         _network_answered_before(
