@@ -11,6 +11,7 @@ import pytest
 from pling_harness.project.business_state import declared_state_model
 from pling_harness.server.log import ServerLog
 from pling_harness.server.model.framework_results import (
+    agui_tool_result,
     as_envelope,
     read_result,
     ui_messages_carry_output,
@@ -101,6 +102,38 @@ def ui_chat(*parts: dict[str, Any]) -> str:
 def test_ui_messages_carry_output_only_of_that_call_with_an_output(body: str | None,
                                                                    carries: bool) -> None:
     assert ui_messages_carry_output(body, "call_2") is carries
+
+
+def agui_run(*messages: dict[str, Any], single: bool = False) -> str:
+    """A run request as CopilotKit's client sends it to its AG-UI runtime."""
+    run = {"threadId": "t1", "runId": "r2", "state": {}, "tools": [], "context": [],
+           "forwardedProps": {}, "messages": [
+               {"id": "u1", "role": "user", "content": "archive"},
+               {"id": "a1", "role": "assistant", "toolCalls": [
+                   {"id": "call_2", "type": "function",
+                    "function": {"name": "archive_workspace", "arguments": "{}"}}]},
+               *messages]}
+    return json.dumps({"method": "agent/run", "params": {"agentId": "default"}, "body": run}
+                      if single else run)
+
+
+@pytest.mark.parametrize(("body", "ok"), [
+    (agui_run({"id": "t", "role": "tool", "toolCallId": "call_2",
+               "content": '{"ok":true,"data":{"archived":true}}'}), True),
+    (agui_run({"id": "t", "role": "tool", "toolCallId": "call_2",
+               "content": '{"ok":true}'}, single=True), True),
+    (agui_run({"id": "t", "role": "tool", "toolCallId": "call_2",
+               "content": '{"ok":false,"code":"PERMISSION_DENIED","message":"no"}'}), False),
+    (agui_run({"id": "t", "role": "tool", "toolCallId": "call_2",
+               "content": "Error: Unexpected end of JSON input"}), False),
+    (agui_run({"id": "t", "role": "tool", "toolCallId": "call_9", "content": '{"ok":true}'}),
+     None),
+    (agui_run(), None), ("not json", None), ('{"messages": "no"}', None), (None, None),
+])
+def test_an_agui_run_request_carries_the_result_of_that_call_only(body: str | None,
+                                                                   ok: bool | None) -> None:
+    result = agui_tool_result(body, "call_2")
+    assert (None if result is None else result["ok"]) is ok
 
 
 @pytest.mark.parametrize(("response", "code"), [

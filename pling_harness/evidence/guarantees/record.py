@@ -18,7 +18,7 @@ from pling_harness.project.business_state import BusinessState
 from pling_harness.project.contract import PublishedRule
 from pling_harness.project.dock_driver import Reading
 from pling_harness.server.model.conversation import parse_sent_request, results_carried
-from pling_harness.server.model.framework_results import ui_messages_carry_output
+from pling_harness.server.model.framework_results import agui_tool_result, ui_messages_carry_output
 from pling_harness.server.model.wire import ModelRequest, ToolDefinition
 
 
@@ -490,9 +490,12 @@ def success_after_business_answer(timeline: Timeline, *, call_id: str, path: str
 
 def _sends_success(body: str | None, call_id: str) -> bool:
     """Whether a request the page sent towards the model carries an ok result for `call_id`:
-    a model request of ours, or a chat request of a framework's (its UI messages)."""
+    a model request of ours, or a chat request of a framework's (the AI SDK's UI messages,
+    an AG-UI runtime's tool messages)."""
+    agui = agui_tool_result(body, call_id)
     return (_carries_success(parse_sent_request(body), call_id)
-            or ui_messages_carry_output(body, call_id))
+            or ui_messages_carry_output(body, call_id)
+            or (agui is not None and agui.get("ok") is True))
 
 
 def _carries_success(request: ModelRequest | None, call_id: str) -> bool:

@@ -112,3 +112,25 @@ def ui_messages_carry_output(body: str | None, call_id: str) -> bool:
                and part.get("state") == "output-available"
                for message in messages if isinstance(message, dict)
                for part in (message.get("parts") or []))
+
+
+def agui_tool_result(body: str | None, call_id: str) -> dict[str, Any] | None:
+    """The §5 envelope of `call_id`'s result in a run request the page sent to an AG-UI
+    runtime (CopilotKit: a JSON `RunAgentInput` whose `messages` hold `role: "tool"`
+    messages, sent as is or inside `{"method", "params", "body"}`), or None when the request
+    carries no result for that call."""
+    try:
+        value = json.loads(body or "")
+    except json.JSONDecodeError:
+        return None
+    if isinstance(value, dict) and isinstance(value.get("body"), dict):
+        value = value["body"]
+    messages = value.get("messages") if isinstance(value, dict) else None
+    if not isinstance(messages, list):
+        return None
+    for message in messages:
+        if (isinstance(message, dict) and message.get("role") == "tool"
+                and message.get("toolCallId") == call_id
+                and isinstance(message.get("content"), str)):
+            return read_result(message["content"])
+    return None
