@@ -23,6 +23,7 @@ from pling_harness.plugin.declared.context import DeclaredRun
 from pling_harness.plugin.declared.rows import changes_state
 from pling_harness.plugin.factories import StartNextTest
 from pling_harness.project.action_table import ActionRow
+from pling_harness.project.dock_driver import Absent
 from pling_harness.server.model.handle import ModelHandle
 from pling_harness.server.runner import TutorialServer
 
@@ -55,8 +56,9 @@ EMPTY_STORAGE = {"sessionStorage": 0, "localStorage": 0, "cookie": "", "windowNa
 
 
 def _asking(run: DeclaredRun) -> tuple[str, ActionRow] | None:
-    """The action whose card the test leaves answered: an `ask` one (its "always allow" is a
-    grant the next document must not have), else any asking one."""
+    """The action whose card the test leaves answered: an `ask` one (its "always allow", where
+    the assistant offers one, is a grant the next document must not have), else any asking
+    one."""
     rows = [(a, r) for a, r in run.table.actions.items() if r.asks]
     return next(((a, r) for a, r in rows if r.policy == "ask"), rows[0] if rows else None)
 
@@ -72,7 +74,11 @@ def _leave_a_session(run: DeclaredRun) -> None:
     first = asking[1] if asking else next(iter(run.table.actions.values()))
     run.page = run.open_tutorial_page(state=dict(first.starts_from) or None)
     run.dock.ask(run.say(first.asked_with))
-    if asking is not None and first.policy == "ask":
+    # "Always allow" where the assistant offers it (its grant must not reach the next
+    # document); an assistant without one has no grant to leave: the card is denied, and
+    # the rest of the session (conversation, handoff) is left all the same.
+    offers_always = not isinstance(run.dock.spec.approval.always, Absent)
+    if asking is not None and first.policy == "ask" and offers_always:
         run.dock.approve_always()
     elif asking is not None:
         run.dock.deny()

@@ -50,10 +50,11 @@ declare(
         checks=(
             Generates("new-document-starts-clean", isolation_checks.new_document_starts_clean,
                       per="table", order=LAST + 170,
-                      rows="the table's first `ask` row (its \"always allow\"; else an asking "
-                           "row, denied) and first handoff: left open, a reload shows no "
-                           "message, card, panel or highlight, the request shows its card "
-                           "again and reaches the model alone"),
+                      rows="the table's first `ask` row (its \"always allow\" where the "
+                           "assistant offers one, else denied; else an asking row, denied) "
+                           "and first handoff: left open, a reload shows no message, card, "
+                           "panel or highlight, the request shows its card again and reaches "
+                           "the model alone"),
             Generates("nothing-reaches-the-next-test", _nothing_reaches_the_next_test,
                       per="table", order=LAST + 180,
                       rows="(n/a with `--base-url`, one server for all) the same rows, plus "
