@@ -38,13 +38,13 @@ PROJECT_ROOT = Path(__file__).resolve().parents[1]
 TUTORIAL = load_tutorial("r-15", PROJECT_ROOT)
 BACKEND = PROJECT_ROOT / "tutorials" / "r-15-confirmation-and-human-handoff" / "backend.py"
 
-# The React page under Vite's dev server and under `vite preview` of its build, and the two
+# The React page under Vite's dev server and under `vite preview` of its build, and the
 # framework pages under Vite's dev server (each with its own server code inside Vite).
-PAGES = ("react", "react-build", "ai-sdk", "copilotkit", "assistant-ui")
-DEV_PAGES = ("react", "ai-sdk", "copilotkit", "assistant-ui")
+PAGES = ("react", "react-build", "ai-sdk", "copilotkit", "assistant-ui", "assistant-ui-v6")
+DEV_PAGES = ("react", "ai-sdk", "copilotkit", "assistant-ui", "assistant-ui-v6")
 # Each framework page's own endpoint that starts an agent run (a state change: it runs tools).
 RUN_ENDPOINTS = {"ai-sdk": "/api/chat", "copilotkit": "/api/copilotkit/agent/default/run",
-                 "assistant-ui": "/api/chat"}
+                 "assistant-ui": "/api/chat", "assistant-ui-v6": "/api/chat"}
 JSON_BODY = {"Content-Type": "application/json"}
 MIB = 1024 * 1024
 # Vite's first start on a loaded machine, a 6 MB upload, a `vite build`.
@@ -160,7 +160,7 @@ on_framework_pages = pytest.mark.parametrize("served", list(RUN_ENDPOINTS), indi
 
 def a_conversation(page: str, text: str) -> dict[str, Any]:
     """A well-formed request to the page's agent endpoint, whose one message is `text`."""
-    if page in ("ai-sdk", "assistant-ui"):  # both send the AI SDK's UI messages
+    if page in ("ai-sdk", "assistant-ui", "assistant-ui-v6"):  # the AI SDK's UI messages
         return {"locale": "en", "messages": [
             {"id": "m1", "role": "user", "parts": [{"type": "text", "text": text}]}]}
     return {"threadId": "t1", "runId": "r1", "state": {}, "tools": [], "context": [],

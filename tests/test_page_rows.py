@@ -65,11 +65,11 @@ def values() -> dict[str, str]:
     return placeholder_values(port=free_port(), api_origin="http://127.0.0.1:9")
 
 
-def test_r15_lists_its_seven_pages_as_rows() -> None:
+def test_r15_lists_its_eight_pages_as_rows() -> None:
     tutorial = load_tutorial("r-15", PROJECT_ROOT)
     table = pages_table(tutorial, PROJECT_ROOT)
     assert list(table) == [OURS, "react", "react-build", "ai-sdk", "copilotkit",
-                           "copilotkit-build", "assistant-ui"]
+                           "copilotkit-build", "assistant-ui", "assistant-ui-v6"]
     assert table[OURS].served_by_fixture_server
     assert table["ai-sdk"].driver == "drivers/ai-sdk.json"
     assert table["react-build"].build_command is not None

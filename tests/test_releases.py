@@ -121,9 +121,14 @@ def test_r15_pages_release_bugs_are_each_pages_own_file() -> None:
     tutorial = load_tutorial("r-15")
     pages = load_pages_release_bugs(tutorial, PROJECT_ROOT)
 
-    assert set(pages) == {"ai-sdk", "copilotkit", "assistant-ui"}
+    assert set(pages) == {"ai-sdk", "copilotkit", "assistant-ui", "assistant-ui-v6"}
     assert (PROJECT_ROOT / "fixtures" / f"{tutorial.short_id}-assistant-ui").is_dir()
     assert any(bug.is_open and bug.checks for bug in pages["assistant-ui"].bugs)
+    # assistant-ui's fixed bugs of @assistant-ui/react-ai-sdk 1.3.x live on its AI SDK 6 page.
+    assert (PROJECT_ROOT / "fixtures" / f"{tutorial.short_id}-assistant-ui-v6").is_dir()
+    assert {bug.name for bug in pages["assistant-ui-v6"].bugs} == {
+        "assistant-ui-3266-approval-card-without-arguments",
+        "assistant-ui-4196-stale-approval-kills-thread"}
     assert pages["ai-sdk"] == load_release_bugs(tutorial, PROJECT_ROOT)
     copilotkit = pages["copilotkit"]
     assert (PROJECT_ROOT / "fixtures" / f"{tutorial.short_id}-copilotkit").is_dir()

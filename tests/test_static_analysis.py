@@ -89,18 +89,21 @@ def test_tsc_checks_the_ai_sdk_page_and_its_server() -> None:
     assert result.returncode == 0, result.stdout + result.stderr
 
 
-ASSISTANT_UI_PAGE = PROJECT_ROOT / "fixtures" / "r-15-assistant-ui"
+ASSISTANT_UI_PAGES = [PROJECT_ROOT / "fixtures" / "r-15-assistant-ui",
+                      PROJECT_ROOT / "fixtures" / "r-15-assistant-ui-v6"]
 
 
-def test_tsc_checks_the_assistant_ui_page_and_its_server() -> None:
-    """The assistant-ui page (TSX), its chat route and Vite config against assistant-ui's, the
-    AI SDK's, React's and Node's own types, with the TypeScript its lock pins."""
-    page_tsc = ASSISTANT_UI_PAGE / "node_modules" / "typescript" / "bin" / "tsc"
+@pytest.mark.parametrize("page", ASSISTANT_UI_PAGES, ids=lambda page: page.name)
+def test_tsc_checks_the_assistant_ui_page_and_its_server(page: Path) -> None:
+    """An assistant-ui page (TSX), its chat route and Vite config against assistant-ui's, the
+    AI SDK's, React's and Node's own types, with the TypeScript its lock pins: the page over
+    AI SDK 7 and its copy over AI SDK 6."""
+    page_tsc = page / "node_modules" / "typescript" / "bin" / "tsc"
     if not page_tsc.exists():
-        pytest.fail(f"the assistant-ui page is not installed in {ASSISTANT_UI_PAGE}; run "
+        pytest.fail(f"the assistant-ui page is not installed in {page}; run "
                     "./scripts/bootstrap (it runs npm ci there)")
-    node = ASSISTANT_UI_PAGE / "node_modules" / ".bin" / "node"
-    result = run([str(node), str(page_tsc), "-p", str(ASSISTANT_UI_PAGE / "tsconfig.json")])
+    node = page / "node_modules" / ".bin" / "node"
+    result = run([str(node), str(page_tsc), "-p", str(page / "tsconfig.json")])
     assert result.returncode == 0, result.stdout + result.stderr
 
 
