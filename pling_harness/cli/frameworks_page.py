@@ -300,8 +300,8 @@ def render(where: Where, runs: Path) -> str:
         f"What {where.tutorial.short_id}'s checks proved on the same page built "
         f"{len(pages)} ways ({', '.join(page.title for page in pages)}),",
         "each read through its dock driver (docs/dock-drivers.md): the columns are the rows of",
-        "its pages table that have a `column` (docs/adding-a-page.md). **kept**: every check of the",
-        "guarantee that could run passed; **n/a**: the framework does not offer what the",
+        "its pages table that have a `column` (docs/adding-a-page.md). **kept**: every check",
+        "of the guarantee that could run passed; **n/a**: the framework does not offer what the",
         "guarantee needs (the driver's reason), never a pass; **fails**: the first failure.",
         f"Every fail and n/a cell of a framework is judged by hand in [{JUDGED}]({JUDGED}),",
         "against the framework's own source and docs; an n/a cell links its judgement.",

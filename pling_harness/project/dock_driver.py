@@ -381,10 +381,11 @@ class DriverSpec(DriverPart):
     the page's language, that the assistant could not answer."""
     earlier_errors_stay: Literal[True] | Absent = True
     """An error stays shown in the conversation where it happened after the user sends the
-    next message (the page contract: an error is a conversation message of the error role); absent for a framework
-    that shows only its current run's error and forgets it on the next send (assistant-ui's
-    AI SDK runtime: one `useChat` error on the last message). Either way each fault must be
-    told when it happens, in the page's language; only that earlier ones stay follows this."""
+    next message (the page contract: an error is a conversation message of the error role);
+    absent for a framework that shows only its current run's error and forgets it on the
+    next send (assistant-ui's AI SDK runtime: one `useChat` error on the last message).
+    Either way each fault must be told when it happens, in the page's language; only that
+    earlier ones stay follows this."""
     repeated_call_id_refused: Literal[True] | Absent = True
     """A second call under an id already used in the same reply is refused INVALID_PARAMS,
     naming the id, while the first runs (the page contract's agent loop); absent for a

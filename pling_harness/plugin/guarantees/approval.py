@@ -105,9 +105,9 @@ declare(
         means="the card is answered only by a click on Allow / Always allow / Deny: Escape, "
               "Enter outside the buttons, any key but a button's own activation pressed on a "
               "card button reached with Tab, focus changes, clicks elsewhere (or on a "
-              "decision-looking element around the dock) answer nothing. The gestures need only Allow "
-              "and Deny; keys and focus on \"always allow\" are a check of their own, n/a "
-              "where the driver has no `approval.always`",
+              "decision-looking element around the dock) answer nothing. The gestures need "
+              "only Allow and Deny; keys and focus on \"always allow\" are a check of their "
+              "own, n/a where the driver has no `approval.always`",
         breaks="a stray key or click approves an action the user never chose",
         proven_by=(proofs.approval_still_open, proofs.always_allow_offered),
     ),
