@@ -4,6 +4,7 @@ pages, their page objects (`dock`, `testbed`) and the next test's start."""
 from __future__ import annotations
 
 from collections.abc import Mapping
+from pathlib import Path
 
 import pytest
 from playwright.sync_api import BrowserContext, Page
@@ -15,6 +16,7 @@ from pling_harness.browser.testbed import Testbed
 from pling_harness.browser.warm import WarmPage
 from pling_harness.evidence.timeline import Timeline
 from pling_harness.plugin import external
+from pling_harness.plugin.driver import run_driver
 from pling_harness.plugin.external import ServedTutorial
 from pling_harness.plugin.factories import (
     NextTest,
@@ -23,13 +25,15 @@ from pling_harness.plugin.factories import (
     StartTutorialServer,
 )
 from pling_harness.plugin.gallery import Gallery, load_page_states
+from pling_harness.plugin.report import not_applicable
 from pling_harness.plugin.stash_keys import GALLERY_KEY, TIMELINE_KEY
 from pling_harness.project.business_state import BusinessState, declared_state
 from pling_harness.project.contract import JsonScalar
-from pling_harness.project.dock_driver import DriverSpec
+from pling_harness.project.dock_driver import DriverSpec, default_driver
 from pling_harness.project.texts import page_copy
-from pling_harness.project.tutorials import TutorialError
+from pling_harness.project.tutorials import Tutorial, TutorialError
 from pling_harness.server.bodies import validation_message
+from pling_harness.server.external import TESTBED_PAGE_PATH
 from pling_harness.server.runner import TutorialServer
 
 
@@ -119,10 +123,20 @@ def tutorial_page(open_tutorial_page: OpenTutorialPage) -> Page:
 
 @pytest.fixture
 def testbed_page(page: Page, timeline: Timeline, tutorial_server: ServedTutorial,
-                 locale: str) -> Page:
+                 locale: str, request: pytest.FixtureRequest, tutorial: Tutorial,
+                 tutorial_root: Path) -> Page:
     """Like `tutorial_page`, on the bare testbed page (`/testbed/`), where a test declares
     any action it needs with ``page.evaluate``. With --base-url, n/a unless that server
-    serves the testbed too."""
+    serves the testbed too; n/a where the page's assistant is read through a driver of its
+    own (a framework's): the testbed runs pling's reference dock, so a check there would
+    prove pling's runtime, not the assistant the driver reads."""
+    # The page's driver, not `dock_driver` (on the testbed always the page contract's).
+    page_driver = run_driver(request.config, tutorial, tutorial_root)
+    if page_driver.name != default_driver().name:
+        pytest.skip(not_applicable(page_driver.name, (
+            f"testbed: the testbed page ({TESTBED_PAGE_PATH}) runs pling's reference dock, not "
+            "the assistant this driver reads, so its checks would prove pling's runtime, "
+            "not this page")))
     external.require_testbed(tutorial_server)
     open_page(page, testbed_url(tutorial_server.url, locale))
     return page
