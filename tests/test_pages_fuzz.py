@@ -1,8 +1,9 @@
 """Fuzz every endpoint of every page's server over HTTP (issue 39 §2): the fixture server
 (business API, testbed, model gateway, the model on OpenAI's wire, static files, paths a dev
 server would answer), the React page under Vite's dev server and under `vite preview` (their
-proxy to the fixture server), the AI SDK page's server (its chat route and its proxy) and
-CopilotKit's runtime and proxy. Hypothesis, derandomized (the same examples on every run, CI
+proxy to the fixture server), the AI SDK page's server (its chat route and its proxy),
+assistant-ui's (the same AI SDK chat route under its runtime) and CopilotKit's runtime and
+proxy. Hypothesis, derandomized (the same examples on every run, CI
 included), few examples per test: one test per page and endpoint family, so a failure names
 both.
 
@@ -53,7 +54,7 @@ FUZZ = settings(derandomize=True, database=None, deadline=None, max_examples=EXA
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
                                        HealthCheck.function_scoped_fixture])
 
-PAGES = ("ours", "react", "react-build", "ai-sdk", "copilotkit")
+PAGES = ("ours", "react", "react-build", "ai-sdk", "copilotkit", "assistant-ui")
 VITE_PAGES = PAGES[1:]
 
 
@@ -340,7 +341,7 @@ def test_testbed(page: Page, request: Hostile) -> None:
     send(page, request)
 
 
-@on("ai-sdk")
+@on("ai-sdk", "assistant-ui")
 @FUZZ
 @given(request=requests(AI_SDK_PATHS, AI_SDK_CHAT))
 def test_ai_sdk_chat_route(page: Page, request: Hostile) -> None:
