@@ -54,6 +54,8 @@ SELECTION = " or ".join([
     "save_workspace_name-approval-shows-exact-arguments",  # n/a: no value elements
 ])
 NOT_APPLICABLE = {
+    # The selection's testbed rows: the testbed runs the reference dock, not Acme's panel.
+    "testbed-": "acme-assistant: testbed:",
     "handoff-timeout": "acme-assistant: handoff.timer:",
     "approval-shows-exact-arguments": "acme-assistant: approval.value:",
 }
