@@ -15,6 +15,7 @@ import httpx
 
 from pling_harness.evidence.guarantees import GuaranteeViolation
 from pling_harness.plugin.declared.context import DeclaredRun
+from pling_harness.plugin.declared.foreign_checks import under_check
 from pling_harness.project.action_table import FromBackend
 
 GUARANTEE = "dev-server-refuses-other-sites"
@@ -67,8 +68,10 @@ def dev_server_refuses_other_sites(run: DeclaredRun) -> None:
     problems = []
     # The backend where the server under check was started (the root: a mutant's copy too).
     backend = (run.served.tutorial.directory(run.served.root) / "backend.py").resolve()
-    own = urlsplit(run.served.url).netloc
-    with httpx.Client(base_url=run.served.url, timeout=TIMEOUT_SECONDS) as client:
+    # A page the run started is served by its own (dev) server, not the fixture server.
+    server = under_check(run.served)
+    own = urlsplit(server).netloc
+    with httpx.Client(base_url=server, timeout=TIMEOUT_SECONDS) as client:
         for sender, headers in SENDERS.items():
             for name, path in DEV_ENDPOINTS.items():
                 response = client.get(path, headers=headers)
@@ -84,6 +87,6 @@ def dev_server_refuses_other_sites(run: DeclaredRun) -> None:
                     problems.append(f"{path} served the tutorial's backend.py to a "
                                     f"{site} request")
     if problems:
-        raise GuaranteeViolation(GUARANTEE, f"the server at {run.served.url} must refuse its "
+        raise GuaranteeViolation(GUARANTEE, f"the server at {server} must refuse its "
                                  "dev endpoints to other sites and never serve backend.py:\n  "
                                  + "\n  ".join(problems), run.timeline)
