@@ -101,12 +101,8 @@ def ui_messages_carry_output(body: str | None, call_id: str) -> bool:
     """Whether a chat request the page sent to its own server (the AI SDK's `useChat`: a JSON
     body whose `messages` hold UI message `parts`) carries the output of `call_id`: a tool
     part of that call in state `output-available`. The page's server then tells the model."""
-    try:
-        value = json.loads(body or "")
-    except json.JSONDecodeError:
-        return False
-    messages = value.get("messages") if isinstance(value, dict) else None
-    if not isinstance(messages, list):
+    messages = _sent_messages(body)
+    if messages is None:
         return False
     return any(isinstance(part, dict) and part.get("toolCallId") == call_id
                and part.get("state") == "output-available"
@@ -119,14 +115,8 @@ def agui_tool_result(body: str | None, call_id: str) -> dict[str, Any] | None:
     runtime (CopilotKit: a JSON `RunAgentInput` whose `messages` hold `role: "tool"`
     messages, sent as is or inside `{"method", "params", "body"}`), or None when the request
     carries no result for that call."""
-    try:
-        value = json.loads(body or "")
-    except json.JSONDecodeError:
-        return None
-    if isinstance(value, dict) and isinstance(value.get("body"), dict):
-        value = value["body"]
-    messages = value.get("messages") if isinstance(value, dict) else None
-    if not isinstance(messages, list):
+    messages = _sent_messages(body, envelope="body")
+    if messages is None:
         return None
     for message in messages:
         if (isinstance(message, dict) and message.get("role") == "tool"
@@ -134,3 +124,16 @@ def agui_tool_result(body: str | None, call_id: str) -> dict[str, Any] | None:
                 and isinstance(message.get("content"), str)):
             return read_result(message["content"])
     return None
+
+
+def _sent_messages(body: str | None, envelope: str | None = None) -> list[Any] | None:
+    """The `messages` list of a JSON request body (inside its `envelope` key when it has one
+    holding an object), or None for a body that is not JSON or holds no such list."""
+    try:
+        value = json.loads(body or "")
+    except json.JSONDecodeError:
+        return None
+    if envelope is not None and isinstance(value, dict) and isinstance(value.get(envelope), dict):
+        value = value[envelope]
+    messages = value.get("messages") if isinstance(value, dict) else None
+    return messages if isinstance(messages, list) else None
