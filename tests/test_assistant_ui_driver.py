@@ -47,6 +47,7 @@ SELECTION = " or ".join([
     "save_workspace_name-session-grant-for-ask",  # n/a: assistant-ui grants nothing
     "publish_changes-handoff-timeout",  # n/a: no handoff timer
     "table-unknown-action-told",  # told, and the next request answered
+    "archive_workspace-message-while-card-waits",  # sent: the card cancelled, answered on
     "save_workspace_name-approval-shows-whole-values",
     "table-model-text-never-acts",  # fails: assistant-ui's markdown fetches remote images
     "archive_workspace-declared-effect",
