@@ -115,8 +115,8 @@ def add_dev_command(subparsers: SubParsers) -> None:
                         "port; 0 = any free)")
     parser.add_argument("--page", metavar="NAME", default=OURS,
                         help="which page of the tutorial's pages table: ours (its own page, "
-                        "served by the fixture server; default), or a row's name (r-15: "
-                        "react, react-build, ai-sdk, copilotkit, copilotkit-build), whose "
+                        "served by the fixture server; default), or a row's name (`pages` in "
+                        "its tutorial.json or [tool.pling]; an unknown name lists them), whose "
                         "command is started with this fixture server behind it")
     parser.add_argument("--model-url", metavar="URL",
                         help="for a page whose own server calls the model: the "

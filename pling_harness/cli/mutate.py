@@ -170,9 +170,9 @@ def add_mutate_command(subparsers: SubParsers) -> None:
                         help="the row of the pages table whose mutants run: each mutant's "
                         "copy of that page is started from its row (its cwd in the copy) by "
                         "the check run, over the run's own fixture server, as `check --page "
-                        "NAME` does, and checked through the row's driver (r-15: react, its "
-                        "and its bindings' mutants; ai-sdk, copilotkit); --external changes "
-                        "nothing for such a row; default: ours")
+                        "NAME` does, and checked through the row's driver (the mutants whose "
+                        "`page` is that row's name); --external changes nothing for such a "
+                        "row; default: ours")
     parser.add_argument("--generated", action="store_true",
                         help="machine-made mutants: run StrykerJS (installs it with npm ci the "
                         "first time; needs Node.js >= 20); incremental, so a re-run tests only "
