@@ -78,7 +78,8 @@ class Found(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     page: str
-    """The key of the page whose framework breaks it (`copilotkit`, `ai-sdk`)."""
+    """The key of the page whose framework breaks it (`copilotkit`, `ai-sdk`): a row of the
+    pages table, a column or not (`assistant-ui-v6`)."""
     title: str = Field(min_length=1, max_length=200)
     user_sees: str = Field(min_length=1, max_length=600)
     guarantees: tuple[str, ...] = ()
