@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import re
+from itertools import pairwise
 from pathlib import Path
 
 import pytest
@@ -83,6 +84,39 @@ def test_new_escapes_values_in_json_files_and_writes_them_as_given_elsewhere(
     assert load_tutorial("r-92", tmp_path).title["en"] == title
     en = (tmp_path / "tutorials" / "r-92-quotes" / "tutorial.en.md").read_text(encoding="utf-8")
     assert title in en
+
+
+def strings_in(tree: object) -> list[str]:
+    """Every key and string value of a JSON document."""
+    if isinstance(tree, str):
+        return [tree]
+    if isinstance(tree, dict):
+        return [s for key, value in tree.items() for s in [key, *strings_in(value)]]
+    if isinstance(tree, list):
+        return [s for value in tree for s in strings_in(value)]
+    return []
+
+
+def test_new_writes_json_a_person_can_edit_each_language_as_written_two_spaces_a_level(
+    tmp_path: Path
+) -> None:
+    spec = NewTutorial(id="r-91-loans", short_id="r-91", locales=("zh", "en", "ja"),
+                       titles={"zh": "贷款"})
+
+    written = [path for path in scaffold(spec, tmp_path) if path.suffix == ".json"]
+
+    assert {p.name for p in written} >= {"tutorial.json", "model-rules.json", "glossary.json",
+                                         "zh.json", "ja.json"}
+    for path in written:
+        text = path.read_text(encoding="utf-8")
+        # Each text as its language writes it (贷款), never as \u8d37\u6b3e.
+        unreadable = [s for s in strings_in(json.loads(text))
+                      if json.dumps(s, ensure_ascii=False) not in text]
+        assert unreadable == [], path
+        for opening, line in pairwise(text.splitlines()):
+            if opening.rstrip().endswith(("{", "[")):
+                step = len(line) - len(line.lstrip()) - (len(opening) - len(opening.lstrip()))
+                assert step == 2, f"{path}: {line!r} after {opening!r}"
 
 
 def test_new_takes_the_port_after_the_highest_one_under_the_root(tmp_path: Path) -> None:

@@ -121,7 +121,7 @@ def scaffold(spec: NewTutorial, root: Path) -> list[Path]:
         "__PLING_JSON_HTML_LANG__": _json({loc: w.html_lang for loc, w in words.items()},
                                           indent=None),
         "__PLING_JSON_USER_REQUESTS__": _json(_localized(
-            {loc: w.user_requests for loc, w in words.items()}), indent=4).replace("\n", "\n  "),
+            {loc: w.user_requests for loc, w in words.items()}), indent=2).replace("\n", "\n  "),
     }
     written = _render_templates(TEMPLATES_DIR, tutorial_tokens, root, skip=LOCALES_DIR)
     written += _write_locales(spec, words, {**tokens, ID_TOKEN: spec.id}, titles, root)
@@ -238,7 +238,9 @@ def _json(value: Any, *, indent: int | None = 2) -> str:
 def _substitute(text: str, tokens: Mapping[str, str], *, as_json: bool) -> str:
     for token, value in tokens.items():
         raw = token.startswith("__PLING_JSON_")  # already JSON: inserted as it is
-        text = text.replace(token, value if raw or not as_json else json.dumps(value)[1:-1])
+        # Not ensure_ascii: a title is written as typed, not as \uXXXX escapes.
+        text = text.replace(token, value if raw or not as_json
+                            else json.dumps(value, ensure_ascii=False)[1:-1])
     return text
 
 
