@@ -172,10 +172,8 @@ def _write_locales(spec: NewTutorial, words: Mapping[str, LocaleWords],
         for name, target in targets.items():
             template = LOCALES_DIR / locale / f"{name}{TEMPLATE_SUFFIX}"
             if template.is_file():
-                text = _substitute(template.read_text(encoding="utf-8"),
-                                   {**tokens, "__PLING_TITLE__": titles[locale]},
-                                   as_json=target.suffix == ".json")
-                written.append(_write_text(target, text))
+                written.append(_render(template, {**tokens, "__PLING_TITLE__": titles[locale]},
+                                       target))
     return written
 
 
@@ -251,11 +249,15 @@ def _render_templates(directory: Path, tokens: Mapping[str, str], root: Path, *,
         if template.is_relative_to(skip):
             continue
         relative = template.relative_to(directory).as_posix().removesuffix(TEMPLATE_SUFFIX)
-        target = root / relative.replace(ID_TOKEN, tokens[ID_TOKEN])
-        text = _substitute(template.read_text(encoding="utf-8"), tokens,
-                           as_json=target.suffix == ".json")
-        written.append(_write_text(target, text))
+        written.append(_render(template, tokens,
+                               root / relative.replace(ID_TOKEN, tokens[ID_TOKEN])))
     return written
+
+
+def _render(template: Path, tokens: Mapping[str, str], target: Path) -> Path:
+    """The template written to `target`, its tokens replaced (JSON-escaped in a JSON file)."""
+    return _write_text(target, _substitute(template.read_text(encoding="utf-8"), tokens,
+                                           as_json=target.suffix == ".json"))
 
 
 def _write(path: Path, data: Any) -> Path:
