@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 from itertools import pairwise
 from pathlib import Path
 
@@ -117,6 +118,27 @@ def test_new_writes_json_a_person_can_edit_each_language_as_written_two_spaces_a
             if opening.rstrip().endswith(("{", "[")):
                 step = len(line) - len(line.lstrip()) - (len(opening) - len(opening.lstrip()))
                 assert step == 2, f"{path}: {line!r} after {opening!r}"
+
+
+def test_new_refuses_a_templates_locale_whose_words_lack_what_the_others_say(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A contributor adds a locale to the templates and leaves out one of the model's replies.
+    locales = tmp_path / "locales"
+    shutil.copytree(LOCALES_DIR, locales)
+    shutil.copytree(locales / "en", locales / "xx")
+    words_path = locales / "xx" / f"words.json{TEMPLATE_SUFFIX}"
+    words = json.loads(words_path.read_text(encoding="utf-8"))
+    del words["model"]["replies"]["close_ticket"]
+    words_path.write_text(json.dumps(words), encoding="utf-8")
+    monkeypatch.setattr("pling_harness.scaffold.new.LOCALES_DIR", locales)
+    root = tmp_path / "root"
+
+    with pytest.raises(ScaffoldError, match=(
+            r"^templates/locales/xx/words\.json: its keys differ from the other locales'$")):
+        scaffold(NewTutorial(id="r-91-loans", short_id="r-91", locales=("en", "xx")), root)
+
+    assert not root.exists()
 
 
 def test_new_takes_the_port_after_the_highest_one_under_the_root(tmp_path: Path) -> None:

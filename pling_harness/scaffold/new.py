@@ -123,11 +123,13 @@ def scaffold(spec: NewTutorial, root: Path) -> list[Path]:
         "__PLING_JSON_USER_REQUESTS__": _json(_localized(
             {loc: w.user_requests for loc, w in words.items()}), indent=2).replace("\n", "\n  "),
     }
+    # Before anything is written: locales whose words disagree leave no half-written tutorial.
+    model_rules, glossary = _model_rules(words), _glossary(words)
     written = _render_templates(TEMPLATES_DIR, tutorial_tokens, root, skip=LOCALES_DIR)
     written += _write_locales(spec, words, {**tokens, ID_TOKEN: spec.id}, titles, root)
     directory = root / TUTORIALS_DIR_NAME / spec.id
-    written.append(_write(directory / MODEL_RULES_FILE_NAME, _model_rules(words)))
-    written.append(_write(directory / GLOSSARY_FILE_NAME, _glossary(words)))
+    written.append(_write(directory / MODEL_RULES_FILE_NAME, model_rules))
+    written.append(_write(directory / GLOSSARY_FILE_NAME, glossary))
     try:
         load_tutorial(spec.id, root)
     except TutorialError as error:  # a template and the tutorial format disagree
