@@ -246,6 +246,89 @@ def test_an_external_run_reports_each_na_check_with_its_reason_and_runs_the_rest
     }
 
 
+# pytest-playwright's context and page stood in for (no browser here): the context keeps
+# the routes put on it. The target is r-15's at NOWHERE, never started, so never reached.
+ROUTED = """
+import pytest
+
+from pling_harness.project.tutorials import load_tutorial
+from pling_harness.server.external import ExternalTarget
+
+contexts = []
+
+
+class RecordingContext:
+    def __init__(self):
+        self.routes = []
+
+    def route(self, url, handler):
+        self.routes.append(url)
+
+
+@pytest.fixture
+def tutorial_server(base_url):
+    target = ExternalTarget(tutorial=load_tutorial("r-15"), base_url=base_url)
+    yield target
+    target.close()
+
+
+@pytest.fixture
+def context():
+    contexts.append(RecordingContext())
+    return contexts[-1]
+
+
+@pytest.fixture
+def page(context):
+    return object()
+
+
+def test_serves_no_page(tutorial_server):
+    assert contexts == []
+
+
+def test_opens_the_page(page, context):
+    assert len(context.routes) == {routes}
+"""
+
+
+@pytest.mark.parametrize(("options", "routes"), [
+    ((), 1),
+    # The page's own server calls the check's model: a route would only turn the browser's
+    # cache off.
+    (("--pling-model-port", "9"), 0)])
+def test_an_external_check_routes_the_model_only_for_a_page_whose_browser_calls_it(
+    pytester: pytest.Pytester, options: tuple[str, ...], routes: int
+) -> None:
+    pytester.makepyfile(test_routed=ROUTED.format(routes=routes))
+
+    result = pytester.runpytest_subprocess("--base-url", NOWHERE, *options,
+                                           "-p", "no:cacheprovider")
+
+    result.assert_outcomes(passed=2)
+
+
+def test_a_guarantee_a_hook_marks_after_collection_is_refused_naming_the_check(
+    pytester: pytest.Pytester
+) -> None:
+    # Files are checked as they are collected (plugin/guarantee_names.py); a conftest's
+    # hook may add a guarantee after that.
+    pytester.makeconftest("""
+        import pytest
+
+        def pytest_collection_modifyitems(items):
+            for item in items:
+                item.add_marker(pytest.mark.guarantee("denial-respectd"))
+    """)
+    pytester.makepyfile(test_tagged="def test_x():\n    pass\n")
+
+    result = pytester.runpytest_subprocess("--base-url", NOWHERE, "-p", "no:cacheprovider")
+
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*test_tagged.py::test_x: guarantee 'denial-respectd' is "
+                                 "neither*did you mean 'denial-respected'*"])
+
+
 def test_a_check_naming_an_unknown_guarantee_is_a_collection_error_in_external_mode(
     pytester: pytest.Pytester
 ) -> None:

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from pling_harness.plugin.report import (
+    CollectionError,
     GalleryCapture,
     ReportExtras,
     ShardRecord,
@@ -196,6 +197,22 @@ def test_collect_only_lists_every_check_as_skipped(pytester: pytest.Pytester) ->
 
     assert len(records) == 11 and {r.outcome for r in records.values()} == {"skipped"}
     assert records["test_passes[en]"].guarantees == ("denial-respected",)
+
+
+def test_a_check_file_that_does_not_import_is_reported_by_name_with_its_error(
+    pytester: pytest.Pytester
+) -> None:
+    pytester.makepyfile(test_fine="def test_ok():\n    pass\n",
+                        test_broken="import no_such_module_here\n")
+    path = pytester.path / "report.json"
+
+    result = pytester.runpytest("--pling-report", str(path), "-p", "no:playwright",
+                                "-p", "no:cacheprovider")
+
+    assert result.ret == pytest.ExitCode.INTERRUPTED
+    assert SuiteReport.read(path).collection_errors == [CollectionError(
+        nodeid="test_broken.py",
+        error="ModuleNotFoundError: No module named 'no_such_module_here'")]
 
 
 @pytest.mark.parametrize("marker", ['guarantee()', 'guarantee("a", "b")', 'guarantee(3)',

@@ -7,16 +7,23 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
+from itertools import pairwise
 from pathlib import Path
 
 import pytest
+from pydantic import ValidationError
 
+from pling_harness.cli.main import main
+from pling_harness.cli.usage import PROGRAM
+from pling_harness.project.glossary import glossary_for
 from pling_harness.project.tutorials import load_tutorial
 from pling_harness.scaffold.new import (
     FIRST_PORT,
     LOCALES_DIR,
     TEMPLATE_SUFFIX,
     TEMPLATES_DIR,
+    LocaleWords,
     NewTutorial,
     ScaffoldError,
     scaffold,
@@ -83,6 +90,137 @@ def test_new_escapes_values_in_json_files_and_writes_them_as_given_elsewhere(
     assert load_tutorial("r-92", tmp_path).title["en"] == title
     en = (tmp_path / "tutorials" / "r-92-quotes" / "tutorial.en.md").read_text(encoding="utf-8")
     assert title in en
+
+
+def strings_in(tree: object) -> list[str]:
+    """Every key and string value of a JSON document."""
+    if isinstance(tree, str):
+        return [tree]
+    if isinstance(tree, dict):
+        return [s for key, value in tree.items() for s in [key, *strings_in(value)]]
+    if isinstance(tree, list):
+        return [s for value in tree for s in strings_in(value)]
+    return []
+
+
+def test_new_writes_json_a_person_can_edit_each_language_as_written_two_spaces_a_level(
+    tmp_path: Path
+) -> None:
+    spec = NewTutorial(id="r-91-loans", short_id="r-91", locales=("zh", "en", "ja"),
+                       titles={"zh": "贷款"})
+
+    written = [path for path in scaffold(spec, tmp_path) if path.suffix == ".json"]
+
+    assert {p.name for p in written} >= {"tutorial.json", "model-rules.json", "glossary.json",
+                                         "zh.json", "ja.json"}
+    for path in written:
+        text = path.read_text(encoding="utf-8")
+        # Each text as its language writes it (贷款), never as \u8d37\u6b3e.
+        unreadable = [s for s in strings_in(json.loads(text))
+                      if json.dumps(s, ensure_ascii=False) not in text]
+        assert unreadable == [], path
+        for opening, line in pairwise(text.splitlines()):
+            if opening.rstrip().endswith(("{", "[")):
+                step = len(line) - len(line.lstrip()) - (len(opening) - len(opening.lstrip()))
+                assert step == 2, f"{path}: {line!r} after {opening!r}"
+
+
+def test_new_makes_the_first_locale_given_the_default_and_keeps_their_order(
+    tmp_path: Path
+) -> None:
+    scaffold(NewTutorial(id="r-91-loans", short_id="r-91", locales=("zh", "en", "ja")),
+             tmp_path)
+
+    tutorial = load_tutorial("r-91", tmp_path)
+    assert (tutorial.default_locale, tutorial.locales) == ("zh", ("zh", "en", "ja"))
+
+
+def test_new_in_a_locale_the_harness_glossary_lacks_brings_that_locales_words(
+    tmp_path: Path
+) -> None:
+    scaffold(NewTutorial(id="r-91-loans", short_id="r-91", locales=("en", "ja")), tmp_path)
+
+    # The harness's glossary covers en and zh: ja's notices and scripts come with the tutorial.
+    glossary = glossary_for(tmp_path, load_tutorial("r-91", tmp_path))
+    rules = json.loads((tmp_path / "tutorials" / "r-91-loans" / "model-rules.json").read_text(
+        encoding="utf-8"))
+    denial = rules["failures"]["PERMISSION_DENIED"]["ja"]
+    assert glossary.meaning_problems("ja", denial, "PERMISSION_DENIED") == []
+    # ja's words for the page's terms and for the framework's.
+    assert glossary.term("ja", "ticket") == ("チケット",)
+    assert glossary.term("ja", "human handoff") == ("引き継ぎ",)
+
+
+def test_new_reads_each_title_option_as_locale_equals_title(tmp_path: Path) -> None:
+    assert main(["new", "r-91-loans", "--short-id", "r-91", "--root", str(tmp_path),
+                 "--title", " zh = 贷款 ", "--title", "en=Loans"]) == 0
+
+    assert dict(load_tutorial("r-91", tmp_path).title) == {"en": "Loans", "zh": "贷款"}
+
+
+@pytest.mark.parametrize("title", ["zh", "=贷款", "zh=", "zh= "])
+def test_new_refuses_a_title_option_that_is_not_locale_equals_title_and_writes_nothing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], title: str
+) -> None:
+    code = main(["new", "r-91-loans", "--root", str(tmp_path), "--title", title])
+
+    assert code == 2
+    assert capsys.readouterr().err == (f"{PROGRAM}: error: --title takes LOCALE=TITLE "
+                                       f"(e.g. ja=返金). Current input: {title!r}\n")
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("locales", ["en,zh,en", ""])
+def test_new_refuses_locales_that_do_not_name_each_locale_once_and_writes_nothing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], locales: str
+) -> None:
+    code = main(["new", "r-91-loans", "--root", str(tmp_path), "--locales", locales])
+
+    assert code == 2
+    assert capsys.readouterr().err == (f"{PROGRAM}: error: --locales must name each locale "
+                                       f"once (e.g. en,zh,ja). Current input: {locales!r}\n")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_new_refuses_a_templates_locale_whose_words_lack_what_the_others_say(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A contributor adds a locale to the templates and leaves out one of the model's replies.
+    locales = tmp_path / "locales"
+    shutil.copytree(LOCALES_DIR, locales)
+    shutil.copytree(locales / "en", locales / "xx")
+    words_path = locales / "xx" / f"words.json{TEMPLATE_SUFFIX}"
+    words = json.loads(words_path.read_text(encoding="utf-8"))
+    del words["model"]["replies"]["close_ticket"]
+    words_path.write_text(json.dumps(words), encoding="utf-8")
+    monkeypatch.setattr("pling_harness.scaffold.new.LOCALES_DIR", locales)
+    root = tmp_path / "root"
+
+    with pytest.raises(ScaffoldError, match=(
+            r"^templates/locales/xx/words\.json: its keys differ from the other locales'$")):
+        scaffold(NewTutorial(id="r-91-loans", short_id="r-91", locales=("en", "xx")), root)
+
+    assert not root.exists()
+
+
+def template_words(locale: str) -> dict[str, object]:
+    """A locale's words.json as the templates have it."""
+    path = LOCALES_DIR / locale / f"words.json{TEMPLATE_SUFFIX}"
+    words: dict[str, object] = json.loads(path.read_text(encoding="utf-8"))
+    return words
+
+
+@pytest.mark.parametrize(("field", "value"), [("title", ""), ("html_lang", "e")])
+def test_locale_words_refuse_an_empty_title_or_a_language_tag_of_one_letter(
+    field: str, value: str
+) -> None:
+    with pytest.raises(ValidationError, match=f"\n{field}\n  String should have at least"):
+        LocaleWords.model_validate({**template_words("zh"), field: value})
+
+
+def test_locale_words_take_a_title_of_one_character() -> None:
+    # One character can be a whole title in zh or ja (税: tax).
+    assert LocaleWords.model_validate({**template_words("zh"), "title": "税"}).title == "税"
 
 
 def test_new_takes_the_port_after_the_highest_one_under_the_root(tmp_path: Path) -> None:

@@ -21,6 +21,7 @@ from pling_harness.plugin.shards import (
     checks_folder,
     parse_shard,
 )
+from pling_harness.project.action_table import ACTION_TABLE_FILE_NAME
 
 pytest_plugins = ["pytester"]
 
@@ -197,6 +198,13 @@ def test_the_checks_folder_is_the_nearest_one_named_checks(tmp_path: Path) -> No
     assert checks_folder(tmp_path / "t" / "checks" / "sub" / "test_x.py") == (
         tmp_path / "t" / "checks")
     assert checks_folder(tmp_path / "t" / "tests" / "test_x.py") is None
+
+
+def test_the_checks_folder_of_checks_generated_from_an_action_table_is_the_one_beside_it(
+    tmp_path: Path
+) -> None:
+    # Their durations are recorded there, with the tutorial's hand-written checks'.
+    assert checks_folder(tmp_path / "t" / ACTION_TABLE_FILE_NAME) == tmp_path / "t" / "checks"
 
 
 def test_an_xdist_worker_sends_its_record_and_the_controller_keeps_the_first() -> None:

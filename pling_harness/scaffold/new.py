@@ -121,13 +121,15 @@ def scaffold(spec: NewTutorial, root: Path) -> list[Path]:
         "__PLING_JSON_HTML_LANG__": _json({loc: w.html_lang for loc, w in words.items()},
                                           indent=None),
         "__PLING_JSON_USER_REQUESTS__": _json(_localized(
-            {loc: w.user_requests for loc, w in words.items()}), indent=4).replace("\n", "\n  "),
+            {loc: w.user_requests for loc, w in words.items()}), indent=2).replace("\n", "\n  "),
     }
+    # Before anything is written: locales whose words disagree leave no half-written tutorial.
+    model_rules, glossary = _model_rules(words), _glossary(words)
     written = _render_templates(TEMPLATES_DIR, tutorial_tokens, root, skip=LOCALES_DIR)
     written += _write_locales(spec, words, {**tokens, ID_TOKEN: spec.id}, titles, root)
     directory = root / TUTORIALS_DIR_NAME / spec.id
-    written.append(_write(directory / MODEL_RULES_FILE_NAME, _model_rules(words)))
-    written.append(_write(directory / GLOSSARY_FILE_NAME, _glossary(words)))
+    written.append(_write(directory / MODEL_RULES_FILE_NAME, model_rules))
+    written.append(_write(directory / GLOSSARY_FILE_NAME, glossary))
     try:
         load_tutorial(spec.id, root)
     except TutorialError as error:  # a template and the tutorial format disagree
@@ -172,10 +174,8 @@ def _write_locales(spec: NewTutorial, words: Mapping[str, LocaleWords],
         for name, target in targets.items():
             template = LOCALES_DIR / locale / f"{name}{TEMPLATE_SUFFIX}"
             if template.is_file():
-                text = _substitute(template.read_text(encoding="utf-8"),
-                                   {**tokens, "__PLING_TITLE__": titles[locale]},
-                                   as_json=target.suffix == ".json")
-                written.append(_write_text(target, text))
+                written.append(_render(template, {**tokens, "__PLING_TITLE__": titles[locale]},
+                                       target))
     return written
 
 
@@ -238,7 +238,9 @@ def _json(value: Any, *, indent: int | None = 2) -> str:
 def _substitute(text: str, tokens: Mapping[str, str], *, as_json: bool) -> str:
     for token, value in tokens.items():
         raw = token.startswith("__PLING_JSON_")  # already JSON: inserted as it is
-        text = text.replace(token, value if raw or not as_json else json.dumps(value)[1:-1])
+        # Not ensure_ascii: a title is written as typed, not as \uXXXX escapes.
+        text = text.replace(token, value if raw or not as_json
+                            else json.dumps(value, ensure_ascii=False)[1:-1])
     return text
 
 
@@ -249,11 +251,15 @@ def _render_templates(directory: Path, tokens: Mapping[str, str], root: Path, *,
         if template.is_relative_to(skip):
             continue
         relative = template.relative_to(directory).as_posix().removesuffix(TEMPLATE_SUFFIX)
-        target = root / relative.replace(ID_TOKEN, tokens[ID_TOKEN])
-        text = _substitute(template.read_text(encoding="utf-8"), tokens,
-                           as_json=target.suffix == ".json")
-        written.append(_write_text(target, text))
+        written.append(_render(template, tokens,
+                               root / relative.replace(ID_TOKEN, tokens[ID_TOKEN])))
     return written
+
+
+def _render(template: Path, tokens: Mapping[str, str], target: Path) -> Path:
+    """The template written to `target`, its tokens replaced (JSON-escaped in a JSON file)."""
+    return _write_text(target, _substitute(template.read_text(encoding="utf-8"), tokens,
+                                           as_json=target.suffix == ".json"))
 
 
 def _write(path: Path, data: Any) -> Path:
