@@ -43,9 +43,9 @@ def _errors(run: DeclaredRun) -> Locator | None:
         return None
 
 
-def _send_and_expect_reply(run: DeclaredRun, n: int, *, after: str) -> Mark:
+def _send_and_expect_reply(run: DeclaredRun, n: int, *, after: str) -> None:
     """The user sends their words; the model answers `_reply(n)`, which the page shows, with no
-    error. Returns the mark taken before sending."""
+    error."""
     reply = _reply(n)
     run.model.script({"role": "assistant", "content": reply})
     errors = _errors(run)
@@ -70,7 +70,6 @@ def _send_and_expect_reply(run: DeclaredRun, n: int, *, after: str) -> Mark:
                and request.messages[-1].role == "user" for request in asked):
         raise GuaranteeViolation(NAME, f"the message sent {after} never reached the model as "
                                  f"the user's message", run.timeline)
-    return sent
 
 
 def message_while_card_waits(run: DeclaredRun) -> None:
