@@ -137,7 +137,7 @@ class DeclaredRun:
             # the page refreshing its own view (a read's GET), which a turn's end may race.
             own = sum(1 for kind, r in self.timeline.browser_events(since)
                       if kind == "sent" and (r.method, r.path.split("?", 1)[0]) == route)
-            calls = calls[own:] if own < len(calls) else []
+            calls = calls[own:]
         wanted = self.expected_body(arguments)
         if len(calls) != 1 or (wanted is not None and calls[0].body != wanted):
             raise GuaranteeViolation(guarantee, f"{self.action} should send "
